@@ -1,0 +1,44 @@
+# `make run` sets up a fresh machine and starts graphwright; `make test` sets up and runs the checks.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+PG_URL := postgresql+psycopg://postgres@127.0.0.1:5432/test
+
+.PHONY: run test lint format install bench clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit("graphwright needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/graphwright demo
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+test: lint
+	@if $(BIN)/python -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
+		echo "PostgreSQL answers: testing on SQLite and PostgreSQL"; \
+		GRAPHWRIGHT_TEST_DATABASE_URL=$(PG_URL) $(BIN)/pytest -q; \
+	else \
+		echo "PostgreSQL is not running: testing on SQLite only"; \
+		$(BIN)/pytest -q; \
+	fi
+
+bench: install
+	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,16 @@
+"""The `graphwright` command. Each sub-command lives in its own module here and calls services."""
+
+from __future__ import annotations
+
+import typer
+
+from graphwright.cli import demo, graph
+
+app = typer.Typer(
+    name="graphwright",
+    help="Turn AI tool calls into knowledge: merged graphs, bibliographies, versioned graphs.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(graph.app, name="graph")
+app.command("demo")(demo.demo)

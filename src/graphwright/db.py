@@ -1,0 +1,94 @@
+"""Database engine, transactions and migrations, shared by every room.
+
+SQLite (WAL, foreign keys on) is the default; PostgreSQL is selected by URL. Writes on SQLite take
+the write lock up front (`BEGIN IMMEDIATE`) so that two writers never deadlock on lock upgrade.
+Each room owns an Alembic branch (its `branch_labels`); start-up applies every head.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import JSON, Engine, create_engine, event
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSONType, list[Any]: JSONType}  # noqa: RUF012
+
+
+def make_engine(url: str) -> Engine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
+        _configure_sqlite(engine)
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # SQLAlchemy emits BEGIN itself, below
+        cursor = dbapi_conn.cursor()
+        for pragma in (
+            "journal_mode=WAL",
+            "foreign_keys=ON",
+            "synchronous=NORMAL",
+            "busy_timeout=60000",
+        ):
+            cursor.execute(f"PRAGMA {pragma}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        immediate = conn.get_execution_options().get("sqlite_immediate", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+class Database:
+    """An engine with its migrations applied, and transaction scopes for reading and writing."""
+
+    def __init__(self, url: str, *, migrate: bool = True) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        self.is_sqlite = self.engine.dialect.name == "sqlite"
+        write_bind = self.engine.execution_options(sqlite_immediate=True)
+        self._read = sessionmaker(self.engine, expire_on_commit=False)
+        self._write = sessionmaker(write_bind, expire_on_commit=False)
+        if migrate:
+            self.migrate()
+
+    def migrate(self) -> None:
+        with self.engine.begin() as conn:
+            config = Config()
+            config.set_main_option("script_location", str(MIGRATIONS_DIR))
+            config.attributes["connection"] = conn
+            command.upgrade(config, "heads")
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """One write transaction: committed on success, rolled back on any error."""
+        with self._write() as session, session.begin():
+            yield session
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with self._read() as session, session.begin():
+            yield session
+
+    def dispose(self) -> None:
+        self.engine.dispose()

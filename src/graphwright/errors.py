@@ -1,0 +1,31 @@
+"""Errors shared by every room. Adapters map them to HTTP statuses, tool errors and exit codes."""
+
+from __future__ import annotations
+
+
+class GraphwrightError(Exception):
+    """Base class: the message is written for a person to act on."""
+
+
+class InvalidInput(GraphwrightError):
+    """The input is malformed (HTTP 422, CLI exit 2)."""
+
+
+class NotFound(GraphwrightError):
+    """A named thing does not exist (HTTP 404)."""
+
+
+class Conflict(GraphwrightError):
+    """A version mismatch or a duplicate id (HTTP 409)."""
+
+    def __init__(self, message: str, *, current_version: int | None = None) -> None:
+        super().__init__(message)
+        self.current_version = current_version
+
+
+class Forbidden(GraphwrightError):
+    """Authenticated, but not allowed to touch this resource (HTTP 403)."""
+
+
+class Unauthorized(GraphwrightError):
+    """No valid credentials (HTTP 401)."""

@@ -1,0 +1,1 @@
+"""Graph Mode: one persistent, versioned knowledge graph per conversation."""

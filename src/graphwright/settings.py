@@ -1,0 +1,56 @@
+"""Configuration from `GRAPHWRIGHT_*` environment variables and an optional `.env` file."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="GRAPHWRIGHT_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    home: Path = Path(".graphwright")
+    database_url: str | None = Field(
+        default=None, description="SQLAlchemy URL; defaults to SQLite in `home`."
+    )
+    host: str = "127.0.0.1"
+    port: int = 8000
+    max_body_bytes: int = Field(default=50 * 1024 * 1024, description="Largest accepted body.")
+
+    model: str | None = Field(default=None, description="LLM as provider:model.")
+    mcp_config: Path | None = None
+
+    api_url: str | None = None
+    token: SecretStr | None = None
+    conversation: str | None = None
+
+    offline: bool = Field(default=False, description="Use the bundled sample data only.")
+    fetch_allow_hosts: list[str] = Field(
+        default_factory=list, description="Hosts that URL tools may fetch even if private."
+    )
+    ncbi_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("GRAPHWRIGHT_NCBI_API_KEY", "NCBI_API_KEY")
+    )
+    tavily_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("GRAPHWRIGHT_TAVILY_API_KEY", "TAVILY_API_KEY")
+    )
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.home / 'graphwright.db').resolve()}"
+
+    @property
+    def resolved_mcp_config(self) -> Path:
+        return self.mcp_config or self.home / "mcp_servers.json"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

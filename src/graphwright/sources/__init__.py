@@ -1,0 +1,1 @@
+"""External knowledge sources (PubMed, NIH RePORTER, web pages, biomedical KGs) and sample data."""

@@ -1,0 +1,45 @@
+"""Shared fixtures. Tests run on SQLite, and on PostgreSQL when GRAPHWRIGHT_TEST_DATABASE_URL is set.
+
+On PostgreSQL each test gets its own schema (through `search_path`), dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from graphwright.db import Database
+
+PG_URL = os.environ.get("GRAPHWRIGHT_TEST_DATABASE_URL")
+BACKENDS = ["sqlite", "postgresql"] if PG_URL else ["sqlite"]
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A URL to an empty database, once per backend under test."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'test.db'}"
+        return
+    assert PG_URL
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    sep = "&" if "?" in PG_URL else "?"
+    yield f"{PG_URL}{sep}options={quote(f'-csearch_path={schema}')}"
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    admin.dispose()
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Database]:
+    db = Database(database_url)
+    yield db
+    db.dispose()
