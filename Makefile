@@ -4,8 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 PG_URL := postgresql+psycopg://postgres@127.0.0.1:5432/test
+# MCP Inspector for tests/mcp/test_inspector_cli.py, installed once into a git-ignored node_modules.
+INSPECTOR_VERSION := 2.12.0
+INSPECTOR := .mcp-inspector/node_modules/.bin/mcp-inspector
 
-.PHONY: run test lint format install bench clean
+.PHONY: run test lint format install bench clean inspector
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("graphwright needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -18,7 +21,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: install
-	$(BIN)/graphwright demo
+	$(BIN)/graphwright serve
 
 lint: install
 	$(BIN)/ruff check .
@@ -28,7 +31,14 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: lint
+inspector:
+	@if test -x $(INSPECTOR); then :; \
+	elif command -v npm >/dev/null; then \
+		npm install --no-save --no-audit --no-fund --prefix .mcp-inspector \
+			@modelcontextprotocol/inspector@$(INSPECTOR_VERSION); \
+	else echo "npm is missing: the MCP Inspector test will be skipped"; fi
+
+test: lint inspector
 	@if $(BIN)/python -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
 		echo "PostgreSQL answers: testing on SQLite and PostgreSQL"; \
 		GRAPHWRIGHT_TEST_DATABASE_URL=$(PG_URL) $(BIN)/pytest -q; \

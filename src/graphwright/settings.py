@@ -33,6 +33,14 @@ class Settings(BaseSettings):
     fetch_allow_hosts: list[str] = Field(
         default_factory=list, description="Hosts that URL tools may fetch even if private."
     )
+    fetch_max_bytes: int = Field(default=5 * 1024 * 1024, description="Largest page to fetch.")
+    fetch_timeout_seconds: float = Field(default=20.0, description="Timeout per fetched URL.")
+    kg_api_url: str | None = Field(
+        default=None, description="TRAPI endpoint (Translator/mediKanren) for the kg MCP server."
+    )
+    name_resolver_url: str | None = Field(
+        default=None, description="Translator Name Resolution service for the kg MCP server."
+    )
     ncbi_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("GRAPHWRIGHT_NCBI_API_KEY", "NCBI_API_KEY")
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from graphwright.cli import demo, graph
+from graphwright.cli import demo, graph, mcp, serve, token
 
 app = typer.Typer(
     name="graphwright",
@@ -14,3 +14,6 @@ app = typer.Typer(
 )
 app.add_typer(graph.app, name="graph")
 app.command("demo")(demo.demo)
+app.command("serve")(serve.serve)
+app.add_typer(token.app, name="token")
+app.command("mcp")(mcp.mcp)

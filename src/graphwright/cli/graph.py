@@ -1,7 +1,236 @@
-"""`graphwright graph ...`: merge, convert and inspect knowledge-graph files."""
+"""`graphwright graph ...`: merge, convert and inspect knowledge-graph files.
+
+Files are read and written here; parsing, merging and formats are in `graphwright.core`. KGX
+comes as one file or as a pair: a directory holding `nodes.<ext>` and `edges.<ext>`, one of
+the pair's files, or a prefix `P` naming `P_nodes.<ext>` and `P_edges.<ext>`.
+"""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.table import Table
+
+from graphwright.cli.common import bad_input_exits, console
+from graphwright.core.formats import (
+    FORMATS,
+    PAIRED,
+    format_from_path,
+    get_format,
+    pair_file_names,
+    read_graph_pair,
+    read_graphs,
+    write_graph,
+    write_graph_pair,
+)
+from graphwright.core.graph import GraphFormatError
+from graphwright.core.merge import GraphAccumulator
+from graphwright.core.stats import graph_stats
+from graphwright.errors import InvalidInput
 
 app = typer.Typer(help="Merge, convert and inspect knowledge-graph files.", no_args_is_help=True)
+
+FORMAT_NAMES = ", ".join(FORMATS)
+FromOption = Annotated[
+    str | None,
+    typer.Option("--from", help=f"Input format ({FORMAT_NAMES}); default: from the extension."),
+]
+
+
+@app.command()
+def merge(
+    files: Annotated[list[Path], typer.Argument(help="Graph files or MCP tool-result JSON files.")],
+    output: Annotated[str, typer.Option("--output", "-o", help="Where to write the merged graph.")],
+    fmt: Annotated[
+        str | None,
+        typer.Option("--format", "-f", help="Output format; default: from OUT, else json."),
+    ] = None,
+    from_fmt: FromOption = None,
+    key_by_source: Annotated[
+        bool,
+        typer.Option("--key-by-source", help="Keep links from different primary sources apart."),
+    ] = False,
+) -> None:
+    """Merge graph files and tool results into one graph (nodes by id, links by label)."""
+    accumulator = GraphAccumulator(key_by_source=key_by_source)
+    graph_count = 0
+    for path in files:
+        with bad_input_exits(str(path)):
+            for graph in _read_graphs(path, from_fmt):
+                accumulator.add(graph, result_id=path.name)
+                graph_count += 1
+    with bad_input_exits(output):
+        written = _write(accumulator.to_graph(), output, _output_format(output, fmt))
+    console.print(
+        f"Merged {graph_count} graph(s) from {len(files)} file(s) into {_names(written)}: "
+        f"{accumulator.node_count} nodes, {accumulator.link_count} links",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+@app.command()
+def convert(
+    source: Annotated[Path, typer.Argument(metavar="IN", help="The graph to convert.")],
+    output: Annotated[str, typer.Argument(metavar="OUT", help="Where to write it.")],
+    to: Annotated[
+        str | None, typer.Option("--to", help="Output format; default: from OUT's extension.")
+    ] = None,
+    from_fmt: FromOption = None,
+) -> None:
+    """Convert a graph from one format to another."""
+    with bad_input_exits(str(source)):
+        graph = _read_one(source, from_fmt)
+    with bad_input_exits(output):
+        target_format = to or format_from_path(output)
+        get_format(target_format)
+        written = _write(graph, output, target_format)
+    console.print(
+        f"Wrote {_names(written)} ({target_format}): "
+        f"{len(graph['nodes'])} nodes, {len(graph['links'])} links",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+@app.command()
+def stats(
+    source: Annotated[Path, typer.Argument(metavar="FILE", help="The graph to summarise.")],
+    from_fmt: FromOption = None,
+    top: Annotated[int, typer.Option(help="How many top-degree nodes to list.")] = 10,
+) -> None:
+    """Print counts, categories and the top-degree nodes of a graph."""
+    with bad_input_exits(str(source)):
+        figures = graph_stats(_read_one(source, from_fmt), top=top)
+    counts = Table(title=str(source), show_header=False)
+    counts.add_row("nodes", str(figures.nodes))
+    counts.add_row("links", str(figures.links))
+    counts.add_row(
+        "evidence items", f"{figures.evidence_items} ({figures.distinct_evidence} distinct)"
+    )
+    categories = Table(title="Categories")
+    categories.add_column("category")
+    categories.add_column("nodes", justify="right")
+    for name, count in figures.categories:
+        categories.add_row(name, str(count))
+    top_nodes = Table(title="Top-degree nodes")
+    for column in ("id", "name"):
+        top_nodes.add_column(column)
+    top_nodes.add_column("degree", justify="right")
+    for node_id, name, degree in figures.top_nodes:
+        top_nodes.add_row(node_id, name, str(degree))
+    for table in (counts, categories, top_nodes):
+        console.print(table)
+
+
+# -- files -----------------------------------------------------------------------------------
+
+
+def _read_one(path: Path, fmt: str | None) -> dict[str, Any]:
+    graphs = _read_graphs(path, fmt)
+    if len(graphs) != 1:
+        raise InvalidInput(
+            f"holds {len(graphs)} graphs; combine them with `graphwright graph merge`"
+        )
+    return graphs[0]
+
+
+def _read_graphs(path: Path, fmt: str | None) -> list[dict[str, Any]]:
+    if fmt is not None:
+        get_format(fmt)
+    pair = _input_pair(path, fmt)
+    if pair is not None:
+        pair_format, nodes, edges = pair
+        return [read_graph_pair(_read_bytes(nodes), _read_bytes(edges), pair_format)]
+    if path.is_dir():
+        raise InvalidInput("is a directory without KGX nodes and edges files")
+    return read_graphs(_read_bytes(path), fmt, name=path.name)
+
+
+def _input_pair(path: Path, fmt: str | None) -> tuple[str, Path, Path] | None:
+    """(format, nodes file, edges file) when `path` names a KGX pair of files that exist."""
+    for candidate in (fmt,) if fmt else PAIRED:
+        if candidate not in PAIRED:
+            continue
+        nodes_name, edges_name = pair_file_names(candidate)
+        if path.is_dir():
+            nodes, edges = _only(path, nodes_name), _only(path, edges_name)
+        elif path.name.endswith((nodes_name, edges_name)):
+            stem = path.name.removesuffix(nodes_name).removesuffix(edges_name)
+            nodes, edges = path.with_name(stem + nodes_name), path.with_name(stem + edges_name)
+        elif not path.exists():
+            nodes = path.with_name(f"{path.name}_{nodes_name}")
+            edges = path.with_name(f"{path.name}_{edges_name}")
+        else:
+            continue
+        if nodes is not None and edges is not None and nodes.is_file() and edges.is_file():
+            return candidate, nodes, edges
+    return None
+
+
+def _only(directory: Path, suffix: str) -> Path | None:
+    found = sorted(directory.glob(f"*{suffix}"))
+    return found[0] if len(found) == 1 else None
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InvalidInput("no such file") from None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read it: {exc.strerror}") from None
+
+
+def _output_format(output: str, fmt: str | None) -> str:
+    if fmt is not None:
+        get_format(fmt)
+        return fmt
+    try:
+        return format_from_path(output)
+    except GraphFormatError:
+        return "json"
+
+
+def _write(graph: dict[str, Any], output: str, fmt: str) -> list[Path]:
+    """Write `graph` to `output` in `fmt`; a KGX pair when `output` is a directory or a prefix."""
+    target = Path(output)
+    pair_target = fmt in PAIRED and (
+        output.endswith(("/", os.sep))
+        or target.is_dir()
+        or target.suffix == ""
+        or (fmt == "kgx-tsv" and target.suffix == ".tsv")
+    )
+    if not pair_target:
+        content = write_graph(graph, fmt)
+        _write_file(target, content)
+        return [target]
+    nodes_name, edges_name = pair_file_names(fmt)
+    if output.endswith(("/", os.sep)) or target.is_dir():
+        target.mkdir(parents=True, exist_ok=True)
+        paths = [target / nodes_name, target / edges_name]
+    else:
+        stem = target.with_suffix("").name if target.suffix else target.name
+        paths = [target.with_name(f"{stem}_{nodes_name}"), target.with_name(f"{stem}_{edges_name}")]
+    for path, content in zip(paths, write_graph_pair(graph, fmt), strict=True):
+        _write_file(path, content)
+    return paths
+
+
+def _write_file(path: Path, content: str | bytes) -> None:
+    """Write through a temporary file, so a failed write leaves no half-written output."""
+    data = content.encode() if isinstance(content, str) else content
+    temporary = path.with_name(f".{path.name}.tmp")
+    try:
+        temporary.write_bytes(data)
+        temporary.replace(path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise InvalidInput(f"cannot write {path.name}: {exc.strerror}") from None
+
+
+def _names(paths: list[Path]) -> str:
+    return " and ".join(str(path) for path in paths)

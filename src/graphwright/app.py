@@ -1,0 +1,123 @@
+"""The FastAPI application: services built once, routers, `/health`, the error envelope and the
+request body limit. Each room adds its router here with one line."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from graphwright import __version__
+from graphwright.auth.service import AuthService
+from graphwright.chat import api as chat_api
+from graphwright.db import Database
+from graphwright.envelope import error_response, failure, ok
+from graphwright.errors import GraphwrightError
+from graphwright.graphmode import api as graph_api
+from graphwright.graphmode.events import create_graph_events
+from graphwright.graphmode.service import GraphService
+from graphwright.settings import Settings, get_settings
+
+HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+
+
+def create_app(settings: Settings | None = None, *, database: Database | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    db = database or Database(settings.resolved_database_url)
+    events = create_graph_events(db)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        events.start()
+        yield
+        events.close()
+        if database is None:
+            db.dispose()
+
+    app = FastAPI(
+        title="graphwright",
+        version=__version__,
+        lifespan=lifespan,
+        summary="Knowledge graphs per conversation, versioned, with undo and redo.",
+    )
+    app.state.settings = settings
+    app.state.database = db
+    app.state.auth_service = AuthService(db)
+    app.state.graph_events = events
+    app.state.graph_service = GraphService(db, events)
+
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    _install_error_handlers(app)
+
+    @app.get("/health", tags=["health"], summary="Liveness; needs no token")
+    def health() -> Response:
+        return ok({"status": "ok", "version": __version__})
+
+    app.include_router(graph_api.router)
+    app.include_router(chat_api.router)
+    return app
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(GraphwrightError)
+    async def _domain_error(_request: Request, exc: GraphwrightError) -> Response:
+        return error_response(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> Response:
+        problems = [
+            f"{'.'.join(str(p) for p in err['loc'] if p != 'body') or 'body'}: {err['msg']}"
+            for err in exc.errors()
+        ]
+        return failure(
+            422,
+            "invalid_input",
+            "; ".join(problems[:5]),
+            details=[{k: err[k] for k in ("loc", "msg", "type")} for err in exc.errors()],
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_request: Request, exc: StarletteHTTPException) -> Response:
+        return failure(exc.status_code, HTTP_CODES.get(exc.status_code, "http_error"), exc.detail)
+
+
+class BodyTooLarge(StarletteHTTPException):
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"The request body exceeds the limit of {limit} bytes")
+
+
+class BodySizeLimit:
+    """Refuse bodies over `max_bytes` with 413, by Content-Length or while they stream in."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            message = BodyTooLarge(self.max_bytes).detail
+            await failure(413, "too_large", message)(scope, receive, send)
+            return
+        await self.app(scope, self._counting(receive), send)
+
+    def _counting(self, receive: Receive) -> Callable[[], Awaitable[MutableMapping[str, Any]]]:
+        seen = 0
+
+        async def counted() -> MutableMapping[str, Any]:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.max_bytes:
+                raise BodyTooLarge(self.max_bytes)
+            return message
+
+        return counted

@@ -1,0 +1,496 @@
+"""The A2A artifact store: a protocol, an in-memory store and a SQL store with the same rules.
+
+Rules (seed 002, improved):
+- replace (`append=false`): each kind present in the new parts replaces all parts of that kind;
+  consecutive new text parts are concatenated; parts of other kinds stay.
+- append (`append=true`): new text is concatenated onto the existing text; data, raw and url
+  parts are added as separate parts; kinds not yet present are added.
+- `lastChunk=true` closes the artifact: a later append is refused with `Conflict` and changes
+  nothing. A replace is still allowed (it is a fresh write) and leaves the artifact closed only if
+  it is itself a last chunk.
+Every write is one transaction that also records a version and an event with the next sequence
+number of the artifact's context. Events are published after the commit.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Protocol
+
+from graphwright.artifacts.events import ArtifactEvent, EventHub, Operation, make_event
+from graphwright.artifacts.models import (
+    ArtifactSummary,
+    ArtifactVersion,
+    Header,
+    StoredArtifact,
+    VersionRecord,
+    utcnow,
+)
+from graphwright.artifacts.repository import SqlRepository
+from graphwright.core.artifacts import (
+    A2AModel,
+    Artifact,
+    Chunk,
+    PartKind,
+    assemble,
+    plan_update,
+)
+from graphwright.db import Database
+from graphwright.errors import Conflict, NotFound
+
+
+class ArtifactWrite(A2AModel):
+    """What a write did; small on purpose, so an append never reads the whole artifact back."""
+
+    artifact_id: str
+    context_id: str
+    task_id: str | None = None
+    operation: Operation
+    version: int
+    sequence: int
+    closed: bool
+
+
+class ArtifactStore(Protocol):
+    """Where artifacts live. Writes raise Conflict (closed artifact, duplicate id) and NotFound."""
+
+    hub: EventHub
+
+    def create(
+        self,
+        artifact: Artifact,
+        *,
+        context_id: str,
+        task_id: str | None = None,
+        last_chunk: bool = False,
+    ) -> ArtifactWrite: ...
+
+    def update(
+        self,
+        artifact: Artifact,
+        *,
+        append: bool,
+        last_chunk: bool = False,
+        context_id: str | None = None,
+        task_id: str | None = None,
+    ) -> ArtifactWrite: ...
+
+    def get(
+        self, artifact_id: str, *, version: int | None = None, context_id: str | None = None
+    ) -> StoredArtifact: ...
+
+    def list(
+        self, *, context_id: str | None = None, task_id: str | None = None
+    ) -> list[ArtifactSummary]: ...
+
+    def delete(self, artifact_id: str, *, context_id: str | None = None) -> None: ...
+
+    def versions(
+        self, artifact_id: str, *, context_id: str | None = None
+    ) -> list[ArtifactVersion]: ...
+
+    def events(self, context_id: str, *, after_sequence: int = 0) -> list[ArtifactEvent]: ...
+
+    def subscribe(
+        self, context_id: str, *, after_sequence: int = 0
+    ) -> AsyncIterator[ArtifactEvent]: ...
+
+
+class Repository(Protocol):
+    """The storage primitives one transaction offers; the rules live in `RuleBasedStore`."""
+
+    def lock(self, artifact_id: str) -> Header | None: ...
+
+    def insert(self, header: Header) -> None: ...
+
+    def save(self, header: Header) -> None: ...
+
+    def drop_chunks(self, artifact_id: str, kinds: frozenset[PartKind], version: int) -> None: ...
+
+    def add_chunks(self, artifact_id: str, version: int, chunks: Sequence[Chunk]) -> None: ...
+
+    def live_chunks(self, artifact_id: str, version: int | None = None) -> list[Chunk]: ...
+
+    def next_sequence(self, context_id: str) -> int: ...
+
+    def add_version(self, artifact_id: str, record: VersionRecord) -> None: ...
+
+    def version(self, artifact_id: str, version: int) -> VersionRecord | None: ...
+
+    def versions(self, artifact_id: str) -> list[VersionRecord]: ...
+
+    def add_event(self, event: ArtifactEvent) -> None: ...
+
+    def events(self, context_id: str, after_sequence: int) -> list[ArtifactEvent]: ...
+
+    def headers(self, context_id: str | None, task_id: str | None) -> list[Header]: ...
+
+    def delete(self, artifact_id: str) -> None: ...
+
+
+class RuleBasedStore(ABC):
+    """The store rules, written once over `Repository` transactions."""
+
+    def __init__(self, hub: EventHub | None = None) -> None:
+        self.hub = hub or EventHub()
+
+    @abstractmethod
+    def _write(self) -> AbstractContextManager[Repository]:
+        """One write transaction."""
+
+    @abstractmethod
+    def _read(self) -> AbstractContextManager[Repository]:
+        """One read transaction."""
+
+    def create(
+        self,
+        artifact: Artifact,
+        *,
+        context_id: str,
+        task_id: str | None = None,
+        last_chunk: bool = False,
+    ) -> ArtifactWrite:
+        with self._write() as repo:
+            if repo.lock(artifact.artifact_id) is not None:
+                raise Conflict(
+                    f"An artifact with id '{artifact.artifact_id}' already exists; update it or "
+                    "choose another id"
+                )
+            write, event = self._apply(repo, None, artifact, False, last_chunk, context_id, task_id)
+        self.hub.publish([event])
+        return write
+
+    def update(
+        self,
+        artifact: Artifact,
+        *,
+        append: bool,
+        last_chunk: bool = False,
+        context_id: str | None = None,
+        task_id: str | None = None,
+    ) -> ArtifactWrite:
+        """Update an artifact; with a `context_id`, a missing artifact is created there."""
+        with self._write() as repo:
+            current = repo.lock(artifact.artifact_id)
+            if current is None and context_id is None:
+                raise NotFound(f"No artifact '{artifact.artifact_id}'")
+            if current is not None:
+                _check_context(current, context_id)
+                _check_open(current, append)
+            write, event = self._apply(
+                repo, current, artifact, append, last_chunk, context_id or "", task_id
+            )
+        self.hub.publish([event])
+        return write
+
+    def _apply(
+        self,
+        repo: Repository,
+        current: Header | None,
+        artifact: Artifact,
+        append: bool,
+        last_chunk: bool,
+        context_id: str,
+        task_id: str | None,
+    ) -> tuple[ArtifactWrite, ArtifactEvent]:
+        plan = plan_update(artifact.parts, append=append)
+        now = utcnow()
+        header = _next_header(current, artifact, context_id, task_id, last_chunk, now)
+        operation: Operation = "create" if current is None else "append" if append else "replace"
+        if current is None:
+            repo.insert(header)
+        else:
+            repo.save(header)
+            if plan.drop_kinds:
+                repo.drop_chunks(header.artifact_id, plan.drop_kinds, header.version)
+        repo.add_chunks(header.artifact_id, header.version, plan.chunks)
+        if append:
+            parts = [chunk.part for chunk in plan.chunks]
+        else:
+            parts = assemble(repo.live_chunks(header.artifact_id))
+        sequence = repo.next_sequence(header.context_id)
+        repo.add_version(
+            header.artifact_id,
+            VersionRecord(
+                version=header.version,
+                sequence=sequence,
+                operation=operation,
+                last_chunk=last_chunk,
+                name=header.name,
+                description=header.description,
+                metadata=header.metadata,
+                extensions=header.extensions,
+                created_at=now,
+            ),
+        )
+        event = make_event(
+            context_id=header.context_id,
+            task_id=header.task_id,
+            artifact=header.artifact(parts),
+            append=append,
+            last_chunk=last_chunk,
+            sequence=sequence,
+            version=header.version,
+            operation=operation,
+        )
+        repo.add_event(event)
+        write = ArtifactWrite(
+            artifact_id=header.artifact_id,
+            context_id=header.context_id,
+            task_id=header.task_id,
+            operation=operation,
+            version=header.version,
+            sequence=sequence,
+            closed=header.closed,
+        )
+        return write, event
+
+    def get(
+        self, artifact_id: str, *, version: int | None = None, context_id: str | None = None
+    ) -> StoredArtifact:
+        with self._read() as repo:
+            header = _existing(repo.lock(artifact_id), artifact_id, context_id)
+            if version is not None and version != header.version:
+                header = _at_version(header, version, repo.version(artifact_id, version))
+            parts = assemble(repo.live_chunks(artifact_id, version))
+        return StoredArtifact(
+            artifact=header.artifact(parts),
+            context_id=header.context_id,
+            task_id=header.task_id,
+            version=header.version,
+            closed=header.closed,
+            updated_at=header.updated_at,
+        )
+
+    def list(
+        self, *, context_id: str | None = None, task_id: str | None = None
+    ) -> list[ArtifactSummary]:
+        with self._read() as repo:
+            return [header.summary() for header in repo.headers(context_id, task_id)]
+
+    def delete(self, artifact_id: str, *, context_id: str | None = None) -> None:
+        with self._write() as repo:
+            _existing(repo.lock(artifact_id), artifact_id, context_id)
+            repo.delete(artifact_id)
+
+    def versions(self, artifact_id: str, *, context_id: str | None = None) -> list[ArtifactVersion]:
+        with self._read() as repo:
+            _existing(repo.lock(artifact_id), artifact_id, context_id)
+            return [record.public() for record in repo.versions(artifact_id)]
+
+    def events(self, context_id: str, *, after_sequence: int = 0) -> list[ArtifactEvent]:
+        with self._read() as repo:
+            return repo.events(context_id, after_sequence)
+
+    def subscribe(
+        self, context_id: str, *, after_sequence: int = 0
+    ) -> AsyncIterator[ArtifactEvent]:
+        """Replay the log after `after_sequence`, then follow live events, in sequence order."""
+        return self.hub.subscribe(
+            context_id,
+            lambda after: self.events(context_id, after_sequence=after),
+            after_sequence=after_sequence,
+        )
+
+
+def _existing(header: Header | None, artifact_id: str, context_id: str | None) -> Header:
+    if header is None or (context_id is not None and header.context_id != context_id):
+        raise NotFound(f"No artifact '{artifact_id}' in this conversation")
+    return header
+
+
+def _check_context(current: Header, context_id: str | None) -> None:
+    if context_id is not None and current.context_id != context_id:
+        raise NotFound(f"No artifact '{current.artifact_id}' in this conversation")
+
+
+def _check_open(current: Header, append: bool) -> None:
+    if append and current.closed:
+        raise Conflict(
+            f"Artifact '{current.artifact_id}' is closed: its last chunk arrived at version "
+            f"{current.version}, so it takes no more appends. Send append=false to replace its "
+            "parts, or write a new artifact.",
+            current_version=current.version,
+        )
+
+
+def _next_header(
+    current: Header | None,
+    artifact: Artifact,
+    context_id: str,
+    task_id: str | None,
+    last_chunk: bool,
+    now: datetime,
+) -> Header:
+    if current is None:
+        return Header(
+            artifact_id=artifact.artifact_id,
+            context_id=context_id,
+            task_id=task_id,
+            media_type=artifact.media_type,
+            name=artifact.name,
+            description=artifact.description,
+            metadata=artifact.metadata,
+            extensions=artifact.extensions,
+            version=1,
+            closed=last_chunk,
+            updated_at=now,
+        )
+    # A chunk that leaves a field out keeps the stored value.
+    return replace(
+        current,
+        task_id=task_id or current.task_id,
+        media_type=current.media_type or artifact.media_type,
+        name=artifact.name if artifact.name is not None else current.name,
+        description=(
+            artifact.description if artifact.description is not None else current.description
+        ),
+        metadata=artifact.metadata if artifact.metadata is not None else current.metadata,
+        extensions=artifact.extensions if artifact.extensions is not None else current.extensions,
+        version=current.version + 1,
+        closed=last_chunk,
+        updated_at=now,
+    )
+
+
+def _at_version(header: Header, version: int, record: VersionRecord | None) -> Header:
+    if record is None:
+        raise NotFound(
+            f"Artifact '{header.artifact_id}' has no version {version}; its versions run from 1 "
+            f"to {header.version}"
+        )
+    return replace(
+        header,
+        name=record.name,
+        description=record.description,
+        metadata=record.metadata,
+        extensions=record.extensions,
+        version=record.version,
+        closed=record.last_chunk,
+        updated_at=record.created_at,
+    )
+
+
+# --- in memory ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _MemoryChunk:
+    chunk: Chunk
+    added_version: int
+    dropped_version: int | None = None
+
+    def live_at(self, version: int | None) -> bool:
+        if version is None:
+            return self.dropped_version is None
+        return self.added_version <= version and (
+            self.dropped_version is None or self.dropped_version > version
+        )
+
+
+@dataclass(slots=True)
+class _MemoryArtifact:
+    header: Header
+    chunks: list[_MemoryChunk]
+    versions: list[VersionRecord]
+
+
+class _MemoryRepository:
+    def __init__(self) -> None:
+        self.artifacts: dict[str, _MemoryArtifact] = {}
+        self.sequences: dict[str, int] = {}
+        self.log: dict[str, list[ArtifactEvent]] = {}
+
+    def lock(self, artifact_id: str) -> Header | None:
+        entry = self.artifacts.get(artifact_id)
+        return entry.header if entry else None
+
+    def insert(self, header: Header) -> None:
+        self.artifacts[header.artifact_id] = _MemoryArtifact(header, [], [])
+
+    def save(self, header: Header) -> None:
+        self.artifacts[header.artifact_id].header = header
+
+    def drop_chunks(self, artifact_id: str, kinds: frozenset[PartKind], version: int) -> None:
+        for stored in self.artifacts[artifact_id].chunks:
+            if stored.dropped_version is None and stored.chunk.part.kind in kinds:
+                stored.dropped_version = version
+
+    def add_chunks(self, artifact_id: str, version: int, chunks: Sequence[Chunk]) -> None:
+        self.artifacts[artifact_id].chunks.extend(_MemoryChunk(c, version) for c in chunks)
+
+    def live_chunks(self, artifact_id: str, version: int | None = None) -> list[Chunk]:
+        stored = self.artifacts[artifact_id].chunks
+        return [entry.chunk for entry in stored if entry.live_at(version)]
+
+    def next_sequence(self, context_id: str) -> int:
+        self.sequences[context_id] = self.sequences.get(context_id, 0) + 1
+        return self.sequences[context_id]
+
+    def add_version(self, artifact_id: str, record: VersionRecord) -> None:
+        self.artifacts[artifact_id].versions.append(record)
+
+    def version(self, artifact_id: str, version: int) -> VersionRecord | None:
+        records = self.artifacts[artifact_id].versions
+        return records[version - 1] if 1 <= version <= len(records) else None
+
+    def versions(self, artifact_id: str) -> list[VersionRecord]:
+        return list(self.artifacts[artifact_id].versions)
+
+    def add_event(self, event: ArtifactEvent) -> None:
+        self.log.setdefault(event.context_id, []).append(event)
+
+    def events(self, context_id: str, after_sequence: int) -> list[ArtifactEvent]:
+        return [e for e in self.log.get(context_id, []) if e.sequence > after_sequence]
+
+    def headers(self, context_id: str | None, task_id: str | None) -> list[Header]:
+        return [
+            entry.header
+            for entry in self.artifacts.values()
+            if (context_id is None or entry.header.context_id == context_id)
+            and (task_id is None or entry.header.task_id == task_id)
+        ]
+
+    def delete(self, artifact_id: str) -> None:
+        del self.artifacts[artifact_id]
+
+
+class InMemoryArtifactStore(RuleBasedStore):
+    """For tests and a server run without a database. A lock makes every write atomic; the rules
+    check everything before the first change, so a refused write changes nothing."""
+
+    def __init__(self, hub: EventHub | None = None) -> None:
+        super().__init__(hub)
+        self._repository = _MemoryRepository()
+        self._lock = threading.RLock()
+
+    @contextmanager
+    def _write(self) -> Iterator[Repository]:
+        with self._lock:
+            yield self._repository
+
+    _read = _write
+
+
+class SqlArtifactStore(RuleBasedStore):
+    """SQLite by default, PostgreSQL by URL. On PostgreSQL the artifact row is locked for the
+    write; on SQLite the write transaction holds the database write lock."""
+
+    def __init__(self, database: Database, hub: EventHub | None = None) -> None:
+        super().__init__(hub)
+        self._database = database
+
+    @contextmanager
+    def _write(self) -> Iterator[Repository]:
+        with self._database.write() as session:
+            yield SqlRepository(session, for_update=True)
+
+    @contextmanager
+    def _read(self) -> Iterator[Repository]:
+        with self._database.read() as session:
+            yield SqlRepository(session, for_update=False)

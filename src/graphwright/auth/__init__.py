@@ -1,0 +1,1 @@
+"""Bearer tokens for the API: minted, stored hashed, optionally scoped to one conversation."""

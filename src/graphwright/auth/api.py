@@ -1,0 +1,32 @@
+"""FastAPI dependencies that check the bearer token and the conversation scope."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from graphwright.auth.models import Principal
+from graphwright.auth.service import AuthService
+
+bearer = HTTPBearer(auto_error=False, description="A token from `graphwright token create`.")
+
+
+def get_auth_service(request: Request) -> AuthService:
+    return request.app.state.auth_service
+
+
+def current_principal(
+    service: Annotated[AuthService, Depends(get_auth_service)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> Principal:
+    return service.authenticate(credentials.credentials if credentials else None)
+
+
+def conversation_principal(
+    conversation_id: str, principal: Annotated[Principal, Depends(current_principal)]
+) -> Principal:
+    """The caller, once it is known to be allowed into `conversation_id` (a path parameter)."""
+    AuthService.authorize(principal, conversation_id)
+    return principal

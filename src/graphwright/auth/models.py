@@ -1,0 +1,36 @@
+"""The token table and the principal a valid token stands for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import DateTime, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from graphwright.db import Base
+
+
+class AuthToken(Base):
+    __tablename__ = "auth_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    conversation_id: Mapped[str | None] = mapped_column(String(200))
+    label: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: a token id, and the one conversation it may touch (None: any)."""
+
+    token_id: int
+    conversation_id: str | None
+    label: str | None
+
+    @property
+    def actor(self) -> str:
+        return self.label or f"token:{self.token_id}"

@@ -1,0 +1,31 @@
+"""SQL for tokens."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from graphwright.auth.models import AuthToken
+
+
+class TokenRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def add(self, token: AuthToken) -> AuthToken:
+        self.session.add(token)
+        self.session.flush()
+        return token
+
+    def by_hash(self, token_hash: str) -> AuthToken | None:
+        return self.session.scalar(select(AuthToken).where(AuthToken.token_hash == token_hash))
+
+    def revoke(self, token_id: int, when: datetime) -> bool:
+        result = self.session.execute(
+            update(AuthToken)
+            .where(AuthToken.id == token_id, AuthToken.revoked_at.is_(None))
+            .values(revoked_at=when)
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]

@@ -1,0 +1,78 @@
+"""Minting and checking bearer tokens. Only the SHA-256 of a token is stored."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import UTC, datetime, timedelta
+
+from graphwright.auth.models import AuthToken, Principal
+from graphwright.auth.repository import TokenRepository
+from graphwright.db import Database
+from graphwright.errors import Forbidden, InvalidInput, NotFound, Unauthorized
+
+TOKEN_PREFIX = "gw_"
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class AuthService:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def mint(
+        self,
+        *,
+        conversation_id: str | None = None,
+        ttl: timedelta | None = None,
+        label: str | None = None,
+    ) -> str:
+        """A new token (returned once, never stored in clear), optionally scoped and expiring."""
+        if ttl is not None and ttl <= timedelta(0):
+            raise InvalidInput("A token's time to live must be positive")
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        now = datetime.now(UTC)
+        with self._db.write() as session:
+            TokenRepository(session).add(
+                AuthToken(
+                    token_hash=hash_token(token),
+                    conversation_id=conversation_id,
+                    label=label,
+                    created_at=now,
+                    expires_at=now + ttl if ttl else None,
+                )
+            )
+        return token
+
+    def authenticate(self, token: str | None) -> Principal:
+        if not token:
+            raise Unauthorized("A bearer token is required: send 'Authorization: Bearer <token>'")
+        with self._db.read() as session:
+            row = TokenRepository(session).by_hash(hash_token(token))
+            if row is None or row.revoked_at is not None:
+                raise Unauthorized("The bearer token is not valid")
+            if row.expires_at is not None and _aware(row.expires_at) <= datetime.now(UTC):
+                raise Unauthorized("The bearer token has expired; mint a new one")
+            return Principal(
+                token_id=row.id, conversation_id=row.conversation_id, label=row.label
+            )
+
+    @staticmethod
+    def authorize(principal: Principal, conversation_id: str) -> None:
+        if principal.conversation_id is not None and principal.conversation_id != conversation_id:
+            raise Forbidden(
+                f"This token is limited to conversation '{principal.conversation_id}' "
+                f"and cannot access conversation '{conversation_id}'"
+            )
+
+    def revoke(self, token_id: int) -> None:
+        with self._db.write() as session:
+            if not TokenRepository(session).revoke(token_id, datetime.now(UTC)):
+                raise NotFound(f"No active token with id {token_id}")
+
+
+def _aware(moment: datetime) -> datetime:
+    # SQLite hands back naive datetimes; they were written in UTC.
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

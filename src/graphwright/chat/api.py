@@ -1,0 +1,134 @@
+"""Chat API: `POST /api/chat` (SSE events, or one JSON response) and `/api/conversations`.
+
+The router's lifespan builds the ChatService from the app's settings and services, and stops the
+MCP servers with the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+import orjson
+from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
+from sse_starlette.sse import EventSourceResponse
+
+from graphwright.artifacts.service import ArtifactService
+from graphwright.artifacts.store import SqlArtifactStore
+from graphwright.auth.api import conversation_principal, current_principal
+from graphwright.auth.models import Principal
+from graphwright.auth.service import AuthService
+from graphwright.chat.config import load_mcp_servers
+from graphwright.chat.llm import load_chat_model
+from graphwright.chat.mcp_manager import McpManager
+from graphwright.chat.models import ChatRequest, ConversationPatch
+from graphwright.chat.service import ChatService, RunningTurn
+from graphwright.envelope import ok
+from graphwright.settings import Settings
+
+_LOOPBACK_FOR = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}
+
+
+def api_base_url(settings: Settings) -> str:
+    """Where graph tools reach this server's REST API (`databaseContext.apiBaseUrl`)."""
+    if settings.api_url:
+        return settings.api_url
+    host = _LOOPBACK_FOR.get(settings.host, settings.host)
+    return f"http://{host}:{settings.port}"
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    state = app.state
+    settings: Settings = state.settings
+    service = ChatService(
+        db=state.database,
+        manager=McpManager(load_mcp_servers(settings)),
+        model=load_chat_model(settings.model),
+        artifacts=ArtifactService(SqlArtifactStore(state.database)),
+        graphs=state.graph_service,
+        auth=state.auth_service,
+        api_base_url=api_base_url(settings),
+    )
+    state.chat_service = service
+    try:
+        yield
+    finally:
+        await service.aclose()
+
+
+router = APIRouter(tags=["chat"], lifespan=lifespan)
+
+
+def get_chat_service(request: Request) -> ChatService:
+    return request.app.state.chat_service
+
+
+Service = Annotated[ChatService, Depends(get_chat_service)]
+Caller = Annotated[Principal, Depends(current_principal)]
+ConversationCaller = Annotated[Principal, Depends(conversation_principal)]
+
+
+@router.post(
+    "/api/chat",
+    summary="Run one turn; an SSE stream of events, or one JSON response with stream=false",
+    response_model=None,
+)
+async def chat(
+    body: ChatRequest,
+    service: Service,
+    caller: Caller,
+    stream: Annotated[bool | None, Query(description="Overrides the body's `stream`")] = None,
+) -> Response:
+    # A token scoped to one conversation chats in that conversation.
+    conversation_id = body.conversation_id or caller.conversation_id
+    if conversation_id is not None:
+        AuthService.authorize(caller, conversation_id)
+    request = body.model_copy(update={"conversation_id": conversation_id})
+    handle = await service.start_turn(request, actor=caller.actor)
+    if not (body.stream if stream is None else stream):
+        return ok(await handle.response())
+    return EventSourceResponse(_sse(handle))
+
+
+async def _sse(handle: RunningTurn) -> AsyncIterator[dict[str, Any]]:
+    async for event in handle.events():
+        yield {"event": event.type, "data": orjson.dumps(event.data).decode()}
+
+
+@router.get("/api/conversations", summary="Conversations, the most recently active first")
+def list_conversations(
+    service: Service,
+    caller: Caller,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> Response:
+    only = caller.conversation_id
+    return ok(service.list_conversations(limit=limit, offset=offset, only=only))
+
+
+@router.get(
+    "/api/conversations/{conversation_id}",
+    summary="A conversation with its messages, tool calls, artifacts and their versions",
+)
+def get_conversation(conversation_id: str, service: Service, _: ConversationCaller) -> Response:
+    return ok(service.get_conversation(conversation_id))
+
+
+@router.post(
+    "/api/conversations/{conversation_id}/cancel",
+    summary="Stop the conversation's running turn; it is stored as cancelled",
+)
+async def cancel(conversation_id: str, service: Service, _: ConversationCaller) -> Response:
+    return ok({"cancelled": await service.cancel(conversation_id)})
+
+
+@router.patch(
+    "/api/conversations/{conversation_id}",
+    summary="Rename a conversation or switch its mode (entering Graph Mode seeds the graph)",
+)
+def update_conversation(
+    conversation_id: str, patch: ConversationPatch, service: Service, caller: ConversationCaller
+) -> Response:
+    return ok(service.update_conversation(conversation_id, patch, actor=caller.actor))

@@ -1,0 +1,153 @@
+"""The MCP server list: Claude Desktop's `mcpServers` file, over graphwright's own servers.
+
+The file (`settings.resolved_mcp_config`) has the format Claude Desktop and most MCP clients use:
+`{"mcpServers": {name: {command, args, env, cwd, disabled, timeout}}}` for stdio servers and
+`{url, transport: "streamable-http" | "sse", headers}` for remote ones. `${VAR}` anywhere in a
+value expands from the environment; a variable that is not set stops start-up with an error that
+names it. graphwright's own servers are always present; an entry of the same name adjusts one
+(`{"kg": {"disabled": true}}` turns it off, `env` or `timeout` add to it).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, SecretStr, ValidationError
+
+from graphwright import mcp_registry
+from graphwright.errors import InvalidInput
+from graphwright.settings import Settings
+
+DEFAULT_TIMEOUT_SECONDS = 60.0
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class McpConfigError(InvalidInput):
+    """The MCP server file cannot be used as it is."""
+
+
+class _ServerBase(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    timeout: PositiveFloat = Field(
+        default=DEFAULT_TIMEOUT_SECONDS, description="Seconds a tool call may take."
+    )
+
+
+class StdioServer(_ServerBase):
+    command: str
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+
+
+class RemoteServer(_ServerBase):
+    url: str
+    transport: Literal["streamable-http", "sse"] = "streamable-http"
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+ServerConfig = StdioServer | RemoteServer
+
+
+def load_mcp_servers(
+    settings: Settings, environ: Mapping[str, str] | None = None
+) -> dict[str, ServerConfig]:
+    """Every configured server that is not disabled, graphwright's own first."""
+    environ = os.environ if environ is None else environ
+    path = settings.resolved_mcp_config
+    raw = _read_entries(path)
+    disabled = {name for name, entry in raw.items() if entry.get("disabled")}
+    # A disabled server's `${VAR}`s are never expanded, so it needs none of them set.
+    entries = {
+        name: _expand(entry, environ, where=f"server '{name}' in {path}")
+        for name, entry in raw.items()
+        if name not in disabled
+    }
+    servers: dict[str, ServerConfig] = {}
+    for name, default in own_servers(settings).items():
+        if name in disabled:
+            continue
+        override = entries.pop(name, {})
+        env = {**default["env"], **override.get("env", {})}
+        servers[name] = _validated(path, name, {**default, **override, "env": env})
+    for name, entry in entries.items():
+        servers[name] = _validated(path, name, entry)
+    return servers
+
+
+def own_servers(settings: Settings) -> dict[str, dict[str, Any]]:
+    """graphwright's own MCP servers, each run as `graphwright mcp NAME` over stdio, with this
+    process's settings (which may not come from the environment)."""
+    script = Path(sys.executable).with_name("graphwright")
+    prefix = [str(script)] if script.exists() else [sys.executable, "-m", "graphwright.cli"]
+    env = _settings_env(settings)
+    return {
+        name: {"command": prefix[0], "args": [*prefix[1:], "mcp", name], "env": env}
+        for name in mcp_registry.names()
+    }
+
+
+def _settings_env(settings: Settings) -> dict[str, str]:
+    values = settings.model_dump(exclude_none=True)
+    values["home"] = settings.home.resolve()
+    values["database_url"] = settings.resolved_database_url
+    env = {}
+    for name, value in values.items():
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        text = orjson.dumps(value).decode() if isinstance(value, list | dict) else str(value)
+        env[f"GRAPHWRIGHT_{name.upper()}"] = text
+    return env
+
+
+def _read_entries(path: Path) -> dict[str, dict[str, Any]]:
+    if not path.exists():
+        return {}
+    try:
+        document = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise McpConfigError(f"MCP config {path} is not valid JSON: {exc}") from None
+    servers = document.get("mcpServers", {}) if isinstance(document, dict) else None
+    if not isinstance(servers, dict) or not all(isinstance(v, dict) for v in servers.values()):
+        raise McpConfigError(
+            f'MCP config {path} must look like {{"mcpServers": {{"name": {{...}}}}}}, '
+            "one object per server"
+        )
+    return servers
+
+
+def _validated(path: Path, name: str, entry: dict[str, Any]) -> ServerConfig:
+    model: type[ServerConfig] = RemoteServer if "url" in entry else StdioServer
+    try:
+        return model.model_validate(entry)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or 'entry'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise McpConfigError(f"MCP config {path}, server '{name}': {problems}") from None
+
+
+def _expand(value: Any, environ: Mapping[str, str], *, where: str) -> Any:
+    if isinstance(value, str):
+        return _VARIABLE.sub(lambda match: _lookup(match.group(1), environ, where), value)
+    if isinstance(value, list):
+        return [_expand(item, environ, where=where) for item in value]
+    if isinstance(value, dict):
+        return {key: _expand(item, environ, where=where) for key, item in value.items()}
+    return value
+
+
+def _lookup(variable: str, environ: Mapping[str, str], where: str) -> str:
+    if variable not in environ:
+        raise McpConfigError(
+            f"{where} uses ${{{variable}}}, but the environment variable {variable} is not set"
+        )
+    return environ[variable]

@@ -1,0 +1,63 @@
+"""SQL for conversations, messages and tool calls."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from graphwright.chat.models import Conversation, Message, ToolCallRecord
+
+
+class ChatRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def conversation(self, conversation_id: str) -> Conversation | None:
+        return self.session.get(Conversation, conversation_id)
+
+    def add(self, row: Conversation | Message | ToolCallRecord) -> None:
+        self.session.add(row)
+        self.session.flush()
+
+    def add_all(self, rows: Sequence[Message | ToolCallRecord]) -> None:
+        self.session.add_all(rows)
+        self.session.flush()
+
+    def touch(self, conversation_id: str, when: datetime) -> None:
+        self.session.execute(
+            update(Conversation).where(Conversation.id == conversation_id).values(updated_at=when)
+        )
+
+    def conversations(
+        self, *, limit: int, offset: int, only: str | None = None
+    ) -> list[Conversation]:
+        query = select(Conversation).order_by(Conversation.updated_at.desc(), Conversation.id)
+        if only is not None:
+            query = query.where(Conversation.id == only)
+        return list(self.session.scalars(query.limit(limit).offset(offset)))
+
+    def next_seq(self, conversation_id: str) -> int:
+        last = self.session.scalar(
+            select(func.max(Message.seq)).where(Message.conversation_id == conversation_id)
+        )
+        return 0 if last is None else last + 1
+
+    def messages(self, conversation_id: str, *, last: int | None = None) -> list[Message]:
+        query = select(Message).where(Message.conversation_id == conversation_id)
+        if last is None:
+            return list(self.session.scalars(query.order_by(Message.seq)))
+        newest = list(self.session.scalars(query.order_by(Message.seq.desc()).limit(last)))
+        return newest[::-1]
+
+    def tool_calls(self, message_ids: Sequence[str]) -> list[ToolCallRecord]:
+        if not message_ids:
+            return []
+        query = (
+            select(ToolCallRecord)
+            .where(ToolCallRecord.message_id.in_(message_ids))
+            .order_by(ToolCallRecord.id)
+        )
+        return list(self.session.scalars(query))

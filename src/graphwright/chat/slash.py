@@ -1,0 +1,170 @@
+"""Slash commands: call a tool directly, without a model (`/kg.queryNeighbors TP53`).
+
+A message whose first line starts with `/` is a list of commands, one per line, run in order as one
+turn. Arguments go by position (the required ones first, in the tool's schema order) or as
+`name=value`; values are shell-quoted (`label="Type 2 Diabetes"`) and converted to the type the
+tool's input schema declares (numbers, booleans, JSON arrays and objects, or `a,b,c` for a list).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from graphwright.chat.mcp_manager import ToolSpec
+from graphwright.errors import InvalidInput
+
+HELP = "help"
+_TRUE = {"true", "yes", "y", "1", "on"}
+_FALSE = {"false", "no", "n", "0", "off"}
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCall:
+    line: str
+    spec: ToolSpec | None  # None for /help
+    arguments: dict[str, Any]
+
+
+def is_slash_message(text: str) -> bool:
+    return next((line for line in text.splitlines() if line.strip()), "").lstrip().startswith("/")
+
+
+def command_lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def dotted(spec: ToolSpec) -> str:
+    return f"{spec.server}.{spec.name}"
+
+
+def parse(line: str, tools: dict[str, ToolSpec]) -> SlashCall:
+    """One command line; `tools` maps `server.tool` to the tools on offer."""
+    if not line.startswith("/"):
+        raise InvalidInput(
+            f"'{line}' is not a command: in a message of slash commands every line starts "
+            "with '/' (type /help to list them)"
+        )
+    head, _, rest = line[1:].partition(" ")
+    if head == HELP:
+        return SlashCall(line, None, {})
+    spec = tools.get(head)
+    if spec is None:
+        raise InvalidInput(f"No tool '{head}' here; type /help to list the tools you can call")
+    return SlashCall(line, spec, arguments(spec, rest))
+
+
+def arguments(spec: ToolSpec, text: str) -> dict[str, Any]:
+    try:
+        tokens = shlex.split(text)
+    except ValueError as exc:
+        raise InvalidInput(f"/{dotted(spec)}: {exc} (check the quotes)") from None
+    properties: dict[str, Any] = spec.input_schema.get("properties") or {}
+    required: list[str] = [n for n in spec.input_schema.get("required") or [] if n in properties]
+    named: dict[str, str] = {}
+    positional: list[str] = []
+    for token in tokens:
+        key, sep, value = token.partition("=")
+        if sep and key in properties:
+            named[key] = value
+        elif sep and key.isidentifier() and properties:
+            raise InvalidInput(
+                f"/{dotted(spec)} has no argument '{key}'; it takes: {', '.join(properties)}"
+            )
+        else:
+            positional.append(token)
+    _place_positional(spec, positional, named, required, properties)
+    missing = [name for name in required if name not in named]
+    if missing:
+        raise InvalidInput(f"/{dotted(spec)} needs {', '.join(missing)}: {usage(spec)}")
+    return {name: _convert(spec, name, value, properties[name]) for name, value in named.items()}
+
+
+def _place_positional(
+    spec: ToolSpec,
+    positional: list[str],
+    named: dict[str, str],
+    required: list[str],
+    properties: dict[str, Any],
+) -> None:
+    open_required = [name for name in required if name not in named]
+    open_optional = [name for name in properties if name not in named and name not in required]
+    # Surplus words join the last required text argument, so `/literature.searchPubMed TP53
+    # diabetes` searches for "TP53 diabetes".
+    if (
+        open_required
+        and len(positional) > len(open_required)
+        and _json_type(properties[open_required[-1]]) == "string"
+    ):
+        keep = len(open_required) - 1
+        positional = [*positional[:keep], " ".join(positional[keep:])]
+    slots = open_required + open_optional
+    if len(positional) > len(slots):
+        raise InvalidInput(f"/{dotted(spec)} got too many arguments: {usage(spec)}")
+    named.update(zip(slots, positional, strict=False))
+
+
+def _json_type(schema: dict[str, Any]) -> str | None:
+    if isinstance(schema.get("type"), str):
+        return schema["type"]
+    if isinstance(schema.get("type"), list):
+        return next((t for t in schema["type"] if t != "null"), None)
+    for option in schema.get("anyOf") or schema.get("oneOf") or []:
+        kind = _json_type(option)
+        if kind not in (None, "null"):
+            return kind
+    return None
+
+
+def _convert(spec: ToolSpec, name: str, value: str, schema: dict[str, Any]) -> Any:
+    kind = _json_type(schema)
+    problem = f"/{dotted(spec)}: {name}={value!r} is not"
+    if kind == "string":
+        return value
+    if kind in ("integer", "number"):
+        try:
+            return int(value) if kind == "integer" else float(value)
+        except ValueError:
+            article = "an integer" if kind == "integer" else "a number"
+            raise InvalidInput(f"{problem} {article}") from None
+    if kind == "boolean":
+        if value.lower() in _TRUE | _FALSE:
+            return value.lower() in _TRUE
+        raise InvalidInput(f"{problem} true or false")
+    try:
+        parsed = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        if kind == "array":
+            return [item.strip() for item in value.split(",") if item.strip()]
+        if kind == "object":
+            raise InvalidInput(f"{problem} a JSON object") from None
+        return value
+    if kind == "array" and not isinstance(parsed, list):
+        return [parsed]
+    return parsed
+
+
+def usage(spec: ToolSpec) -> str:
+    properties: dict[str, Any] = spec.input_schema.get("properties") or {}
+    required = [n for n in spec.input_schema.get("required") or [] if n in properties]
+    words = [f"/{dotted(spec)}", *(f"<{name}>" for name in required)]
+    words += [f"[{name}=…]" for name in properties if name not in required]
+    return " ".join(words)
+
+
+def help_text(tools: list[ToolSpec], *, note: str | None = None) -> str:
+    lines = ["Tools you can call, one command per line:", ""]
+    for spec in sorted(tools, key=dotted):
+        summary = spec.description.strip().splitlines()[0] if spec.description.strip() else ""
+        lines.append(f"- `{usage(spec)}`" + (f": {summary}" if summary else ""))
+    lines += [
+        "",
+        'Give arguments in order or as name=value; quote values with spaces (label="Type 2 '
+        'Diabetes"); lists as a,b,c or JSON.',
+    ]
+    if note:
+        lines += ["", note]
+    return "\n".join(lines)

@@ -1,0 +1,355 @@
+"""The turn loop: model, tool calls (in parallel), results, model again, until it answers.
+
+A turn stops when the model answers without tools, after `max_steps` model calls, or when the
+model repeats a call it already made with the same arguments. With no model, a message of slash
+commands runs them in order, and any other message gets a reply saying how to enable one.
+
+Each tool result goes through the artifacts room's collector: its model content goes back to the
+model, its drafts into this turn's `TurnArtifacts`, which `finish()` turns into the chat-view
+artifacts of the response. In Graph Mode no artifact is made: the graph tools write to the
+conversation's graph, and each step that changes the graph's version emits `graph_updated`.
+
+Events go out through `emit(type, data)`: status, token, tool_call, tool_result, artifact,
+graph_updated, error (`done` is the service's, once the turn is stored).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+    message_chunk_to_message,
+)
+
+from graphwright.artifacts.collectors import collect
+from graphwright.artifacts.turn import TurnArtifacts
+from graphwright.chat.llm import ENABLE_MODEL_HINT
+from graphwright.chat.mcp_manager import McpManager, ToolSpec, describe_exception
+from graphwright.chat.models import Mode
+from graphwright.chat.modes import (
+    model_facing_schema,
+    redacted,
+    servers_for,
+    with_database_context,
+)
+from graphwright.chat.slash import command_lines, dotted, help_text, is_slash_message, parse
+from graphwright.core.artifacts import ChatArtifact
+from graphwright.errors import InvalidInput
+
+MAX_STEPS = 8
+PREVIEW_CHARS = 2000
+
+Emit = Callable[[str, dict[str, Any]], None]
+
+SYSTEM_PROMPT = (
+    "You are graphwright's research assistant. Use the tools to gather biomedical knowledge. "
+    "Knowledge graphs, bibliographies and documents that tools return are shown to the user as "
+    "artifacts, merged across calls, so do not copy them into your answer: summarise what they "
+    "show and cite PMIDs where you have them."
+)
+GRAPH_MODE_PROMPT = (
+    "You are in Graph Mode: you and the user build one persistent knowledge graph together, and "
+    "the graph tools are your only tools. Every change is saved and versioned (undo is a tool). "
+    "Read the graph with getGraphState or searchNodes before editing it, and say what you changed."
+)
+
+
+@dataclass(slots=True)
+class ToolCallLog:
+    call_id: str
+    step: int
+    server: str
+    tool: str
+    arguments: dict[str, Any]
+    result_text: str
+    is_error: bool
+    seconds: float
+
+
+@dataclass(slots=True)
+class TurnContext:
+    conversation_id: str
+    mode: Mode
+    message: str
+    history: list[BaseMessage] = field(default_factory=list)
+    artifacts: TurnArtifacts | None = None  # None in Graph Mode, where artifacts are suppressed
+    database_context: dict[str, Any] | None = None
+    graph_version: Callable[[], Awaitable[int]] | None = None
+    max_steps: int = MAX_STEPS
+
+
+class Turn:
+    """One turn. Its fields hold what has happened so far, so a cancelled turn can be stored."""
+
+    def __init__(
+        self,
+        context: TurnContext,
+        *,
+        manager: McpManager,
+        model: BaseChatModel | None,
+        emit: Emit,
+    ) -> None:
+        self.context = context
+        self.manager = manager
+        self.model = model
+        self.emit = emit
+        self.text_parts: list[str] = []
+        self.calls: list[ToolCallLog] = []
+        self.artifacts: list[ChatArtifact] = []
+        self.graph_version: int | None = None
+        self.stop_reason = ""
+        self._collected = context.artifacts
+        self._seen: set[tuple[str, bytes]] = set()
+        self._finished = False
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(part.strip() for part in self.text_parts if part.strip())
+
+    @property
+    def graph_mode(self) -> bool:
+        return self.context.mode is Mode.GRAPH
+
+    async def run(self) -> None:
+        self.emit("status", {"state": "started", "mode": self.context.mode.value})
+        servers = servers_for(self.context.mode, self.manager.connections)
+        tools, failures = await self.manager.tools(servers)
+        for server, reason in failures.items():
+            self.emit("error", {"server": server, "message": reason})
+        if self.graph_mode:
+            self.graph_version = await self._read_graph_version()
+        if is_slash_message(self.context.message):
+            await self._run_commands(tools)
+        elif self.model is None:
+            self._say(ENABLE_MODEL_HINT)
+            self.stop_reason = "no_model"
+        else:
+            await self._run_model(self.model, tools)
+        self.finish()
+
+    def finish(self) -> None:
+        """Settle the turn's artifacts (once); also called for a cancelled turn."""
+        if self._finished:
+            return
+        self._finished = True
+        if self._collected is None:
+            return
+        self.artifacts = self._collected.finalize()
+        for artifact in self.artifacts:
+            self.emit("artifact", artifact.to_json_dict())
+
+    def _say(self, text: str) -> None:
+        self.text_parts.append(text)
+        self.emit("token", {"text": text})
+
+    # --- slash commands -------------------------------------------------------------------------
+
+    async def _run_commands(self, tools: list[ToolSpec]) -> None:
+        self.stop_reason = "commands"
+        by_name = {dotted(spec): spec for spec in tools}
+        for number, line in enumerate(command_lines(self.context.message), start=1):
+            try:
+                call = parse(line, by_name)
+            except InvalidInput as exc:
+                self.emit("error", {"command": line, "message": str(exc)})
+                self._say(f"{line}\n{exc}")
+                continue
+            if call.spec is None:
+                note = ENABLE_MODEL_HINT if self.model is None else None
+                self._say(help_text(tools, note=note))
+                continue
+            result = await self._execute(number, f"cmd-{number}", call.spec, call.arguments)
+            self._say(f"{line}\n{result}")
+            await self._check_graph()
+
+    # --- the model loop -------------------------------------------------------------------------
+
+    async def _run_model(self, model: BaseChatModel, tools: list[ToolSpec]) -> None:
+        specs = {spec.qualified: spec for spec in tools}
+        bound = model.bind_tools([_openai_tool(spec) for spec in tools]) if tools else model
+        prompt = GRAPH_MODE_PROMPT if self.graph_mode else SYSTEM_PROMPT
+        messages: list[BaseMessage] = [
+            SystemMessage(prompt),
+            *self.context.history,
+            HumanMessage(self.context.message),
+        ]
+        for step in range(1, self.context.max_steps + 1):
+            self.emit("status", {"state": "thinking", "step": step})
+            try:
+                reply = await self._ask(bound, messages)
+            except Exception as exc:
+                message = f"The model could not answer: {describe_exception(exc)}"
+                self.emit("error", {"message": message})
+                self._say(message)
+                self.stop_reason = "model_error"
+                return
+            messages.append(reply)
+            if not reply.tool_calls and not reply.invalid_tool_calls:
+                self.stop_reason = "answered"
+                return
+            results, repeated = await self._run_step(step, reply, specs)
+            messages.extend(results)
+            await self._check_graph()
+            if repeated:
+                self.stop_reason = "repeated_call"
+                self._say(
+                    f"(Stopped: the model asked for {repeated} again with the same arguments.)"
+                )
+                return
+        self.stop_reason = "max_steps"
+        self._say(f"(Stopped after {self.context.max_steps} steps, the most a turn may take.)")
+
+    async def _ask(self, model: Any, messages: list[BaseMessage]) -> AIMessage:
+        reply: AIMessageChunk | None = None
+        async for chunk in model.astream(messages):
+            if chunk.text:
+                self.emit("token", {"text": chunk.text})
+            reply = chunk if reply is None else reply + chunk
+        if reply is None:
+            return AIMessage(content="")
+        message = message_chunk_to_message(reply)
+        assert isinstance(message, AIMessage)
+        if message.text.strip():
+            self.text_parts.append(message.text)
+        return message
+
+    async def _run_step(
+        self, step: int, reply: AIMessage, specs: dict[str, ToolSpec]
+    ) -> tuple[list[ToolMessage], str | None]:
+        """Run the step's new calls in parallel; answer every call id, in the model's order."""
+        answers: dict[str, Awaitable[str]] = {}
+        repeated: str | None = None
+        for call in reply.tool_calls:
+            call_id = call.get("id") or f"call-{step}-{len(answers)}"
+            spec = specs.get(call["name"])
+            if spec is None:
+                answers[call_id] = self._refuse(call_id, call["name"], specs)
+                continue
+            key = (call["name"], orjson.dumps(call["args"], option=orjson.OPT_SORT_KEYS))
+            if key in self._seen:
+                repeated = repeated or dotted(spec)
+                answers[call_id] = _ready("Not run again: the same call was made before.")
+                continue
+            self._seen.add(key)
+            answers[call_id] = self._execute(step, call_id, spec, dict(call["args"]))
+        for invalid in reply.invalid_tool_calls:
+            call_id = invalid.get("id") or f"invalid-{step}-{len(answers)}"
+            message = f"The call to '{invalid.get('name')}' had arguments that are not valid JSON"
+            self.emit("error", {"callId": call_id, "message": message})
+            answers[call_id] = _ready(message)
+        texts = await asyncio.gather(*answers.values())
+        results = [
+            ToolMessage(content=text, tool_call_id=call_id)
+            for call_id, text in zip(answers, texts, strict=True)
+        ]
+        return results, repeated
+
+    async def _refuse(self, call_id: str, name: str, specs: dict[str, ToolSpec]) -> str:
+        where = "in Graph Mode" if self.graph_mode else "in this conversation"
+        message = f"No tool named '{name}' is available {where}"
+        self.emit("error", {"callId": call_id, "tool": name, "message": message})
+        return f"{message}. Available: {', '.join(sorted(specs)) or 'none'}."
+
+    # --- one tool call --------------------------------------------------------------------------
+
+    async def _execute(
+        self, step: int, call_id: str, spec: ToolSpec, arguments: dict[str, Any]
+    ) -> str:
+        name = dotted(spec)
+        if self.context.database_context is not None:
+            arguments = with_database_context(
+                spec.server, spec.name, arguments, self.context.database_context
+            )
+        shown = redacted(arguments)
+        self.emit("tool_call", {"callId": call_id, "tool": name, "arguments": shown, "step": step})
+        outcome = await self.manager.call_tool(spec.server, spec.name, arguments)
+        if outcome.result is None:
+            text, is_error = outcome.error or "The call failed", True
+            self.emit("error", {"callId": call_id, "tool": name, "message": text})
+        else:
+            collected = collect(
+                outcome.result, tool=name, call_id=call_id, output_schema=spec.output_schema
+            )
+            text, is_error = _model_text(collected.model_content), collected.is_error
+            if self._collected is not None:
+                known = len(self._collected.errors)
+                self._collected.add_result(collected)
+                for note in self._collected.errors[known:]:
+                    self.emit("error", {"callId": call_id, "tool": name, **note.to_json_dict()})
+        self.emit(
+            "tool_result",
+            {
+                "callId": call_id,
+                "tool": name,
+                "isError": is_error,
+                "text": text[:PREVIEW_CHARS],
+                "seconds": round(outcome.seconds, 4),
+            },
+        )
+        log = ToolCallLog(
+            call_id, step, spec.server, spec.name, shown, text, is_error, outcome.seconds
+        )
+        self.calls.append(log)
+        return text
+
+    # --- Graph Mode -----------------------------------------------------------------------------
+
+    async def _read_graph_version(self) -> int | None:
+        reader = self.context.graph_version
+        return None if reader is None else await reader()
+
+    async def _check_graph(self) -> None:
+        if not self.graph_mode:
+            return
+        version = await self._read_graph_version()
+        if version is not None and version != self.graph_version:
+            self.emit(
+                "graph_updated",
+                {
+                    "conversationId": self.context.conversation_id,
+                    "version": version,
+                    "previousVersion": self.graph_version,
+                },
+            )
+            self.graph_version = version
+
+
+def _openai_tool(spec: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": spec.qualified,
+            "description": spec.description[:1024] or f"{dotted(spec)} (no description)",
+            "parameters": model_facing_schema(spec.server, spec.input_schema),
+        },
+    }
+
+
+def _model_text(items: list[dict[str, Any]]) -> str:
+    texts = []
+    for item in items:
+        kind = item.get("type")
+        if kind == "text":
+            texts.append(str(item.get("text", "")))
+        elif kind == "resource_link":
+            texts.append(f"[link: {item.get('name') or ''} {item.get('uri', '')}]".strip())
+        elif kind == "resource" and isinstance(item.get("resource"), dict):
+            texts.append(str(item["resource"].get("text") or "[binary resource]"))
+        else:
+            texts.append(f"[{kind} content]")
+    return "\n".join(texts) or "(the tool returned no content)"
+
+
+async def _ready(text: str) -> str:
+    return text

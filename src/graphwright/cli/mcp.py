@@ -1,0 +1,25 @@
+"""`graphwright mcp NAME`: run one MCP server over stdio; `graphwright mcp list` names them."""
+
+from __future__ import annotations
+
+import typer
+
+from graphwright import mcp_registry, mcpkit
+from graphwright.cli.common import bad_input_exits, console
+
+LIST = "list"
+
+
+def mcp(
+    name: str = typer.Argument(
+        ..., help=f"Server to run over stdio ({', '.join(mcp_registry.names())}), or 'list'."
+    ),
+) -> None:
+    """Run the MCP server NAME over stdio (for Claude Desktop, MCP Inspector, any MCP client)."""
+    if name == LIST:
+        for server_name in mcp_registry.names():
+            console.print(server_name, highlight=False)
+        return
+    with bad_input_exits():
+        server = mcp_registry.create(name)
+    mcpkit.run_stdio(server)

@@ -1,0 +1,55 @@
+"""`graphwright token ...`: mint bearer tokens for the API."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from typing import Annotated
+
+import typer
+
+from graphwright.auth.service import AuthService
+from graphwright.cli.common import bad_input_exits, console, fail
+from graphwright.db import Database
+from graphwright.settings import get_settings
+
+app = typer.Typer(help="Mint bearer tokens for the API.", no_args_is_help=True)
+
+_DURATION = re.compile(r"^\s*(\d+)\s*([smhdw]?)\s*$")
+_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_ttl(text: str) -> timedelta:
+    """`90`, `90s`, `15m`, `12h`, `30d`, `2w` -> a timedelta."""
+    match = _DURATION.match(text.lower())
+    if match is None or int(match.group(1)) == 0:
+        raise fail(f"--ttl: {text!r} is not a duration such as 30m, 12h or 7d")
+    return timedelta(seconds=int(match.group(1)) * _UNIT_SECONDS[match.group(2)])
+
+
+@app.command("create")
+def create(
+    conversation: Annotated[
+        str | None, typer.Option(help="Limit the token to this conversation.")
+    ] = None,
+    ttl: Annotated[
+        str | None, typer.Option(help="Time to live, e.g. 30m, 12h, 7d (default: no expiry).")
+    ] = None,
+    label: Annotated[str | None, typer.Option(help="A name recorded as the actor.")] = None,
+) -> None:
+    """Mint a token and print it alone on the last line (it is shown only once)."""
+    lifetime = parse_ttl(ttl) if ttl else None
+    settings = get_settings()
+    with bad_input_exits("token"):
+        db = Database(settings.resolved_database_url)
+        try:
+            token = AuthService(db).mint(conversation_id=conversation, ttl=lifetime, label=label)
+        finally:
+            db.dispose()
+    scope = f"conversation '{conversation}'" if conversation else "every conversation"
+    expiry = f", expires in {ttl}" if ttl else ""
+    console.print(
+        f"Token for {scope}{expiry}. Send it as 'Authorization: Bearer <token>'.",
+        soft_wrap=True,
+    )
+    print(token)

@@ -1,0 +1,346 @@
+"""KGX, Biolink's exchange format: a nodes file and an edges file, as JSON Lines or as TSV.
+
+KGX keeps nodes and edges in two files. For one stream:
+- kgx-jsonl is the nodes file followed by the edges file (`cat nodes.jsonl edges.jsonl`); a line
+  with `subject` and `object` is an edge, any other line a node (node properties with those
+  names are escaped, see common.py, so the rule holds);
+- kgx-tsv is a tar archive holding `nodes.tsv` and `edges.tsv`, as KGX itself reads them.
+
+TSV cells hold text. Multivalued KGX fields (`category`, `publications`, `xref`...) are joined
+with "|". Any other value that is not plain text (a number, a list, an object, text that would
+read as JSON or holds a tab or newline) is written as JSON; a cell that parses as JSON is read
+as JSON. So TSV round trips keep value types too.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import orjson
+
+from graphwright.core.formats.common import (
+    Link,
+    Node,
+    category_from,
+    escaped,
+    is_auto_link_key,
+    link_keys,
+    link_predicate,
+    node_categories,
+    restore_link_fields,
+    split_escaped,
+)
+from graphwright.core.graph import GraphFormatError, load_graph
+
+NODES_TSV = "nodes.tsv"
+EDGES_TSV = "edges.tsv"
+NODES_JSONL = "nodes.jsonl"
+EDGES_JSONL = "edges.jsonl"
+
+# Node properties with these names are escaped: KGX fields, and the edge discriminator.
+NODE_RESERVED = frozenset({"id", "name", "category", "subject", "predicate", "object"})
+EDGE_RESERVED = frozenset({"id", "subject", "predicate", "object", "publications", "label"})
+MULTIVALUED = frozenset(
+    {
+        "category", "publications", "xref", "synonym", "provided_by", "same_as",
+        "aggregator_knowledge_source", "in_taxon", "has_evidence",
+    }
+)  # fmt: skip
+_JSON_START = frozenset('{["-0123456789tfn \t\r\n')
+_CELL_BREAKERS = ("\t", "\n", "\r")
+
+Record = dict[str, Any]
+
+
+# -- records (shared by JSON Lines and TSV) --------------------------------------------------
+
+
+def node_records(graph: dict[str, Any]) -> Iterator[Record]:
+    for node in graph["nodes"]:
+        categories, category_rebuilt = node_categories(node)
+        record: Record = {"id": node["id"]}
+        if categories:
+            record["category"] = categories
+        if "name" in node:
+            record["name"] = node["name"]
+        for key, value in node.items():
+            if key in ("id", "name") or (key == "category" and category_rebuilt):
+                continue
+            record[escaped(key, NODE_RESERVED)] = value
+        yield record
+
+
+def edge_records(graph: dict[str, Any]) -> Iterator[Record]:
+    links = graph["links"]
+    for link, (key, own_id) in zip(links, link_keys(links), strict=True):
+        predicate, rebuilt = link_predicate(link)
+        record: Record = {
+            "id": key,
+            "subject": link["source"],
+            "predicate": predicate,
+            "object": link["target"],
+        }
+        if link["evidence"]:
+            record["publications"] = link["evidence"]
+        used = {"source", "target", "evidence", *rebuilt}
+        if own_id:
+            used.add("id")
+        for name, value in link.items():
+            if name not in used:
+                record[escaped(name, EDGE_RESERVED)] = value
+        yield record
+
+
+def node_from_record(record: Record, where: str) -> Node:
+    node_id = record.get("id")
+    if not isinstance(node_id, str) or not node_id:
+        raise GraphFormatError(f"{where}: node has no id")
+    node, restored = split_escaped(record)
+    category = node.get("category")
+    if isinstance(category, str):
+        category = [category]
+    if isinstance(category, list) and category and all(isinstance(c, str) for c in category):
+        node["category"] = category_from(category)
+    node.update(restored)
+    return node
+
+
+def link_from_record(record: Record, where: str) -> Link:
+    edge_id = record.get("id")
+    name = f"{where}: edge {edge_id!r}" if isinstance(edge_id, str) else f"{where}: edge"
+    for field in ("subject", "predicate", "object"):
+        value = record.get(field)
+        if not isinstance(value, str) or not value:
+            raise GraphFormatError(f"{name} has no {field}")
+    plain, restored = split_escaped(record)
+    link: Link = {
+        key: value
+        for key, value in plain.items()
+        if key not in ("id", "subject", "predicate", "object", "publications")
+    }
+    publications = plain.get("publications")
+    if publications is None:
+        publications = []
+    link.update(
+        source=record["subject"],
+        target=record["object"],
+        evidence=publications if isinstance(publications, list) else [publications],
+    )
+    if isinstance(edge_id, str) and edge_id and not is_auto_link_key(edge_id):
+        link["id"] = edge_id
+    link.update(restored)
+    restore_link_fields(link, record["predicate"])
+    return link
+
+
+def _graph(nodes: Iterable[Node], links: Iterable[Link]) -> dict[str, Any]:
+    return load_graph({"nodes": list(nodes), "links": list(links)})
+
+
+# -- JSON Lines ------------------------------------------------------------------------------
+
+
+def write_jsonl(graph: dict[str, Any]) -> str:
+    nodes, edges = write_jsonl_pair(graph)
+    return nodes + edges
+
+
+def write_jsonl_pair(graph: dict[str, Any]) -> tuple[str, str]:
+    return _jsonl(node_records(graph)), _jsonl(edge_records(graph))
+
+
+def _jsonl(records: Iterable[Record]) -> str:
+    return "".join(orjson.dumps(record).decode() + "\n" for record in records)
+
+
+def read_jsonl(data: str | bytes) -> dict[str, Any]:
+    nodes: list[Node] = []
+    links: list[Link] = []
+    for where, record in _json_lines(data, "kgx-jsonl"):
+        if "subject" in record and "object" in record:
+            links.append(link_from_record(record, where))
+        else:
+            nodes.append(node_from_record(record, where))
+    return _graph(nodes, links)
+
+
+def read_jsonl_pair(nodes: str | bytes, edges: str | bytes) -> dict[str, Any]:
+    return _graph(
+        (node_from_record(record, where) for where, record in _json_lines(nodes, NODES_JSONL)),
+        (link_from_record(record, where) for where, record in _json_lines(edges, EDGES_JSONL)),
+    )
+
+
+def _json_lines(data: str | bytes, name: str) -> Iterator[tuple[str, Record]]:
+    for number, line in enumerate(_lines(data), start=1):
+        if not line.strip():
+            continue
+        where = f"{name} line {number}"
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise GraphFormatError(f"{where}: invalid JSON: {exc.msg}") from None
+        if not isinstance(record, dict):
+            raise GraphFormatError(f"{where}: expected a JSON object")
+        yield where, record
+
+
+def _lines(data: str | bytes) -> list[str]:
+    """Lines split at "\n" only: str.splitlines would also split at characters such as U+2028,
+    which JSON and TSV values may hold."""
+    text = data.decode() if isinstance(data, bytes) else data
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
+# -- TSV -------------------------------------------------------------------------------------
+
+
+def write_tsv(graph: dict[str, Any]) -> bytes:
+    """A tar archive holding nodes.tsv and edges.tsv."""
+    nodes, edges = write_tsv_pair(graph)
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for name, text in ((NODES_TSV, nodes), (EDGES_TSV, edges)):
+            content = text.encode()
+            member = tarfile.TarInfo(name)
+            member.size = len(content)
+            member.mode = 0o644
+            archive.addfile(member, io.BytesIO(content))
+    return buffer.getvalue()
+
+
+def write_tsv_pair(graph: dict[str, Any]) -> tuple[str, str]:
+    return (
+        _tsv(list(node_records(graph)), ("id", "category", "name")),
+        _tsv(list(edge_records(graph)), ("id", "subject", "predicate", "object")),
+    )
+
+
+def _tsv(records: list[Record], first_columns: tuple[str, ...]) -> str:
+    columns = list(dict.fromkeys([*first_columns, *(key for r in records for key in r)]))
+    for column in columns:
+        if any(breaker in column for breaker in _CELL_BREAKERS):
+            raise GraphFormatError(f"property name {column!r} holds a tab or line break")
+    lines = ["\t".join(columns)]
+    for record in records:
+        lines.append(
+            "\t".join(
+                _cell(record[column], column in MULTIVALUED) if column in record else ""
+                for column in columns
+            )
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _cell(value: Any, multivalued: bool) -> str:
+    if multivalued and _joinable(value):
+        return "|".join(value)
+    if isinstance(value, str) and not multivalued and _plain_text(value, multivalued):
+        return value
+    return orjson.dumps(value).decode()
+
+
+def _joinable(value: Any) -> bool:
+    if not isinstance(value, list) or not value:
+        return False
+    if not all(isinstance(item, str) and _plain_text(item, True) for item in value):
+        return False
+    return _json_value("|".join(value)) is _NOT_JSON
+
+
+def _plain_text(text: str, multivalued: bool) -> bool:
+    return (
+        text != ""
+        and not any(breaker in text for breaker in _CELL_BREAKERS)
+        and not (multivalued and "|" in text)
+        and _json_value(text) is _NOT_JSON
+    )
+
+
+_NOT_JSON = object()
+
+
+def _json_value(text: str) -> Any:
+    if text[:1] not in _JSON_START:
+        return _NOT_JSON
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return _NOT_JSON
+
+
+def _value(cell: str, multivalued: bool) -> Any:
+    value = _json_value(cell)
+    if value is not _NOT_JSON:
+        return value
+    return cell.split("|") if multivalued else cell
+
+
+def read_tsv(data: str | bytes) -> dict[str, Any]:
+    """Read a tar archive (plain or compressed) holding nodes.tsv and edges.tsv."""
+    raw = data.encode() if isinstance(data, str) else data
+    try:
+        with tarfile.open(fileobj=io.BytesIO(raw), mode="r:*") as archive:
+            files = {
+                member.name.rsplit("/", 1)[-1]: archive.extractfile(member)
+                for member in archive.getmembers()
+                if member.isfile()
+            }
+            nodes = _member(files, NODES_TSV)
+            edges = _member(files, EDGES_TSV)
+    except tarfile.TarError:
+        raise GraphFormatError(
+            "kgx-tsv must be a tar archive holding nodes.tsv and edges.tsv (or give the two files)"
+        ) from None
+    return read_tsv_pair(nodes, edges)
+
+
+def _member(files: dict[str, Any], suffix: str) -> bytes:
+    names = [name for name in files if name.endswith(suffix)]
+    if len(names) != 1:
+        found = "none" if not names else ", ".join(sorted(names))
+        raise GraphFormatError(f"the kgx-tsv archive needs one *{suffix} file, found {found}")
+    return files[names[0]].read()
+
+
+def read_tsv_pair(nodes: str | bytes, edges: str | bytes) -> dict[str, Any]:
+    return _graph(
+        (node_from_record(r, where) for where, r in _tsv_rows(nodes, NODES_TSV, ("id",))),
+        (
+            link_from_record(r, where)
+            for where, r in _tsv_rows(edges, EDGES_TSV, ("subject", "predicate", "object"))
+        ),
+    )
+
+
+def _tsv_rows(
+    data: str | bytes, name: str, required: tuple[str, ...]
+) -> Iterator[tuple[str, Record]]:
+    lines = _lines(data)
+    if not lines or not lines[0].strip():
+        raise GraphFormatError(f"{name} has no header line")
+    columns = lines[0].split("\t")
+    for column in required:
+        if column not in columns:
+            raise GraphFormatError(f"{name} has no '{column}' column")
+    flags = [column in MULTIVALUED for column in columns]
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        where = f"{name} line {number}"
+        if len(cells) != len(columns):
+            raise GraphFormatError(
+                f"{where}: {len(cells)} cells, but the header has {len(columns)} columns"
+            )
+        yield (
+            where,
+            {
+                column: _value(cell, multivalued)
+                for column, cell, multivalued in zip(columns, cells, flags, strict=True)
+                if cell != ""
+            },
+        )

@@ -1,0 +1,227 @@
+"""RDF out: N-Triples (serialised by pyoxigraph) and JSON-LD with an @context; write only.
+
+- A node is an IRI (see `iri_for`), typed with its Biolink categories, `name` as rdfs:label.
+- A link is the triple (subject, predicate, object) and, so that evidence and properties can
+  hang on it, a reified rdf:Statement (a blank node) with rdfs:label, biolink:publications for
+  each evidence item, and one triple per other property.
+- Other properties use `https://w3id.org/graphwright/vocab/<name>`. Strings, numbers and
+  booleans become typed literals, lists one triple per item, objects rdf:JSON literals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+import pyoxigraph as ox
+
+from graphwright.core.formats.common import (
+    GRAPHWRIGHT,
+    is_curie,
+    link_predicate,
+    node_categories,
+)
+
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+BIOLINK_VOCAB = "https://w3id.org/biolink/vocab/"
+GRAPHWRIGHT_VOCAB = "https://w3id.org/graphwright/vocab/"
+GRAPHWRIGHT_NODE = "https://w3id.org/graphwright/node/"
+OBO = "http://purl.obolibrary.org/obo/"
+BIOREGISTRY = "https://bioregistry.io/"
+# OBO Foundry ontologies, whose terms have PURLs `obo/<PREFIX>_<local>`.
+OBO_PREFIXES = frozenset(
+    {
+        "BFO", "CHEBI", "CL", "DOID", "ECO", "GO", "HP", "IAO", "MONDO", "MP", "NCBITaxon",
+        "OBI", "PATO", "PR", "RO", "SO", "UBERON", "UO",
+    }
+)  # fmt: skip
+CONTEXT = {
+    "rdf": RDF,
+    "rdfs": RDFS,
+    "xsd": XSD,
+    "biolink": BIOLINK_VOCAB,
+    "gw": GRAPHWRIGHT_VOCAB,
+}
+_SAFE_LOCAL = "-._~:@!$&'()*+,;=/"
+
+_TYPE = ox.NamedNode(RDF + "type")
+_STATEMENT = ox.NamedNode(RDF + "Statement")
+_SUBJECT = ox.NamedNode(RDF + "subject")
+_PREDICATE = ox.NamedNode(RDF + "predicate")
+_OBJECT = ox.NamedNode(RDF + "object")
+_LABEL = ox.NamedNode(RDFS + "label")
+_PUBLICATIONS = ox.NamedNode(BIOLINK_VOCAB + "publications")
+_JSON = ox.NamedNode(RDF + "JSON")
+_BOOLEAN = ox.NamedNode(XSD + "boolean")
+_INTEGER = ox.NamedNode(XSD + "integer")
+_DOUBLE = ox.NamedNode(XSD + "double")
+_STRING = ox.NamedNode(XSD + "string")
+
+Term = ox.NamedNode | ox.BlankNode | ox.Literal
+
+
+def iri_for(identifier: str) -> str:
+    """The IRI of a node id, category, predicate or property name.
+
+    IRIs stay as they are; `biolink:` CURIEs go to the Biolink vocabulary, OBO Foundry CURIEs
+    to their PURLs, other CURIEs to the bioregistry.io resolver; anything else becomes a
+    graphwright node IRI.
+    """
+    if "://" in identifier and _is_valid_iri(identifier):
+        return identifier
+    if is_curie(identifier):
+        prefix, _, local = identifier.partition(":")
+        if prefix == "biolink":
+            return BIOLINK_VOCAB + quote(local, safe=_SAFE_LOCAL)
+        if prefix == GRAPHWRIGHT[:-1]:
+            return GRAPHWRIGHT_VOCAB + quote(local, safe="")
+        if prefix in OBO_PREFIXES:
+            return f"{OBO}{prefix}_{quote(local, safe=_SAFE_LOCAL)}"
+        return f"{BIOREGISTRY}{prefix}:{quote(local, safe=_SAFE_LOCAL)}"
+    return GRAPHWRIGHT_NODE + quote(identifier, safe="")
+
+
+def _is_valid_iri(text: str) -> bool:
+    try:
+        ox.NamedNode(text)
+    except ValueError:
+        return False
+    return True
+
+
+class _Terms:
+    """IRIs made once per conversion: a node's IRI is needed for each of its links."""
+
+    def __init__(self) -> None:
+        self.iri = cache(lambda identifier: ox.NamedNode(iri_for(identifier)))
+        self.property = cache(_property_iri)
+
+
+def _property_iri(name: str) -> ox.NamedNode:
+    return ox.NamedNode(
+        iri_for(name) if is_curie(name) else GRAPHWRIGHT_VOCAB + quote(name, safe="")
+    )
+
+
+# -- triples ---------------------------------------------------------------------------------
+
+
+def triples(graph: dict[str, Any]) -> list[ox.Triple]:
+    """The graph as RDF triples, each once, in the order nodes and links come."""
+    terms = _Terms()
+    found: dict[ox.Triple, None] = {}
+    for node in graph["nodes"]:
+        found.update(dict.fromkeys(_node_triples(node, terms)))
+    for position, link in enumerate(graph["links"]):
+        found.update(dict.fromkeys(_link_triples(link, position, terms)))
+    return list(found)
+
+
+def _node_triples(node: dict[str, Any], terms: _Terms) -> Iterator[ox.Triple]:
+    subject = terms.iri(node["id"])
+    categories, _ = node_categories(node)
+    for category in categories or ():
+        yield ox.Triple(subject, _TYPE, terms.iri(category))
+    if isinstance(node.get("name"), str):
+        yield ox.Triple(subject, _LABEL, ox.Literal(node["name"]))
+    for key, value in node.items():
+        if key not in ("id", "name", "category"):
+            yield from _property_triples(subject, terms.property(key), value)
+
+
+def _link_triples(link: dict[str, Any], position: int, terms: _Terms) -> Iterator[ox.Triple]:
+    subject = terms.iri(link["source"])
+    target = terms.iri(link["target"])
+    predicate = terms.iri(link_predicate(link)[0])
+    statement = ox.BlankNode(f"link{position}")
+    yield ox.Triple(subject, predicate, target)
+    yield ox.Triple(statement, _TYPE, _STATEMENT)
+    yield ox.Triple(statement, _SUBJECT, subject)
+    yield ox.Triple(statement, _PREDICATE, predicate)
+    yield ox.Triple(statement, _OBJECT, target)
+    if isinstance(link.get("label"), str):
+        yield ox.Triple(statement, _LABEL, ox.Literal(link["label"]))
+    for item in link["evidence"]:
+        yield ox.Triple(statement, _PUBLICATIONS, _reference(item, terms))
+    for key, value in link.items():
+        if key not in ("source", "target", "label", "evidence"):
+            yield from _property_triples(statement, terms.property(key), value)
+
+
+def _property_triples(
+    subject: ox.NamedNode | ox.BlankNode, predicate: ox.NamedNode, value: Any
+) -> Iterator[ox.Triple]:
+    for item in value if isinstance(value, list) else [value]:
+        if item is not None:
+            yield ox.Triple(subject, predicate, _literal(item))
+
+
+def _reference(item: Any, terms: _Terms) -> Term:
+    """An evidence item: a CURIE or URL as an IRI, other text or values as literals."""
+    if isinstance(item, str):
+        text = item.strip()
+        if is_curie(text) or ("://" in text and _is_valid_iri(text)):
+            return terms.iri(text)
+    return _literal(item)
+
+
+def _literal(value: Any) -> ox.Literal:
+    if isinstance(value, bool):
+        return ox.Literal("true" if value else "false", datatype=_BOOLEAN)
+    if isinstance(value, int):
+        return ox.Literal(str(value), datatype=_INTEGER)
+    if isinstance(value, float):
+        return ox.Literal(repr(value), datatype=_DOUBLE)
+    if isinstance(value, str):
+        return ox.Literal(value)
+    return ox.Literal(orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode(), datatype=_JSON)
+
+
+# -- serialisations --------------------------------------------------------------------------
+
+
+def write_ntriples(graph: dict[str, Any]) -> str:
+    return ox.serialize(triples(graph), format=ox.RdfFormat.N_TRIPLES).decode()
+
+
+def write_jsonld(graph: dict[str, Any]) -> str:
+    """Compact JSON-LD: one object per subject under @graph, IRIs shortened by CONTEXT."""
+    subjects: dict[str, dict[str, Any]] = {}
+    for triple in triples(graph):
+        subject_id = _term_id(triple.subject)
+        entry = subjects.setdefault(subject_id, {"@id": subject_id})
+        if triple.predicate == _TYPE:
+            key, value = "@type", _compact(triple.object.value)
+        else:
+            key, value = _compact(triple.predicate.value), _jsonld_value(triple.object)
+        if key in entry:
+            existing = entry[key]
+            entry[key] = [*existing, value] if isinstance(existing, list) else [existing, value]
+        else:
+            entry[key] = value
+    document = {"@context": CONTEXT, "@graph": list(subjects.values())}
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
+
+
+def _term_id(term: Term) -> str:
+    return f"_:{term.value}" if isinstance(term, ox.BlankNode) else _compact(term.value)
+
+
+def _compact(iri: str) -> str:
+    for prefix, namespace in CONTEXT.items():
+        if iri.startswith(namespace) and not iri[len(namespace) :].startswith("//"):
+            return f"{prefix}:{iri[len(namespace) :]}"
+    return iri
+
+
+def _jsonld_value(term: Term) -> Any:
+    if isinstance(term, ox.Literal):
+        if term.datatype == _STRING:
+            return term.value
+        return {"@value": term.value, "@type": _compact(term.datatype.value)}
+    return {"@id": _term_id(term)}

@@ -1,0 +1,421 @@
+"""REST API of Graph Mode: `/api/graph/{conversationId}/...`. Parse, call GraphService, format."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+import orjson
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from sse_starlette.sse import EventSourceResponse
+
+from graphwright.auth.api import conversation_principal
+from graphwright.auth.models import Principal
+from graphwright.envelope import ok
+from graphwright.errors import InvalidInput
+from graphwright.graphmode.events import GraphEvents
+from graphwright.graphmode.schemas import (
+    BatchRequest,
+    BulkEdgeRemoval,
+    BulkEdges,
+    BulkEdgeUpdates,
+    BulkNodeRemoval,
+    BulkNodes,
+    EdgeInput,
+    EdgePatch,
+    ImportRequest,
+    MergeNodesRequest,
+    NodeInput,
+    NodePatch,
+    NodeSelection,
+)
+from graphwright.graphmode.service import GraphService
+
+router = APIRouter(prefix="/api/graph/{conversation_id}", tags=["graph"])
+
+EXPORT_MEDIA_TYPES = {
+    "json": "application/vnd.knowledge-graph+json",
+    "trapi": "application/json",
+    "cytoscape": "application/json",
+    "jsonld": "application/ld+json",
+    "kgx-jsonl": "application/x-ndjson",
+    "kgx-tsv": "text/tab-separated-values",
+    "graphml": "application/xml",
+    "ntriples": "application/n-triples",
+}
+_ETAG = re.compile(r'^\s*(?:W/)?"?(\d+)"?\s*$')
+
+
+def get_graph_service(request: Request) -> GraphService:
+    return request.app.state.graph_service
+
+
+def get_graph_events(request: Request) -> GraphEvents:
+    return request.app.state.graph_events
+
+
+def expected_version(
+    if_match: Annotated[str | None, Header(description='A version, e.g. "7"')] = None,
+    expected: Annotated[int | None, Query(alias="expectedVersion", ge=0)] = None,
+) -> int | None:
+    """The version a write expects the graph to be at: `expectedVersion` or `If-Match`."""
+    if if_match is None:
+        return expected
+    match = _ETAG.match(if_match)
+    if match is None:
+        raise InvalidInput(f'If-Match must be a graph version such as "7", not {if_match!r}')
+    return int(match.group(1))
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    """Query lists given as repeated parameters, comma-separated, or both."""
+    if values is None:
+        return None
+    return [part for value in values for part in value.split(",") if part]
+
+
+Service = Annotated[GraphService, Depends(get_graph_service)]
+Caller = Annotated[Principal, Depends(conversation_principal)]
+Expected = Annotated[int | None, Depends(expected_version)]
+
+
+@router.get("/state", summary="Nodes and edges, filtered and paged")
+def get_state(
+    conversation_id: str,
+    service: Service,
+    _caller: Caller,
+    node_types: Annotated[list[str] | None, Query(alias="nodeTypes")] = None,
+    edge_types: Annotated[list[str] | None, Query(alias="edgeTypes")] = None,
+    ids: Annotated[list[str] | None, Query()] = None,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
+) -> Response:
+    state = service.state(
+        conversation_id,
+        node_types=_split(node_types),
+        edge_types=_split(edge_types),
+        ids=_split(ids),
+        offset=offset,
+        limit=limit,
+    )
+    return ok(state, version=state.metadata.version)
+
+
+@router.get("/summary", summary="Counts by node type and edge label")
+def get_summary(conversation_id: str, service: Service, _caller: Caller) -> Response:
+    summary = service.summary(conversation_id)
+    return ok(summary, version=summary.version)
+
+
+@router.get("/search", summary="Nodes whose label or id contains the text")
+def search_nodes(
+    conversation_id: str,
+    service: Service,
+    _caller: Caller,
+    q: Annotated[str, Query(min_length=1)],
+    types: Annotated[list[str] | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+) -> Response:
+    return ok(service.search_nodes(conversation_id, q, types=_split(types), limit=limit))
+
+
+@router.post("/nodes", status_code=201, summary="Add a node")
+def add_node(
+    conversation_id: str, body: NodeInput, service: Service, caller: Caller, expected: Expected
+) -> Response:
+    node, version = service.add_node(
+        conversation_id, body, actor=caller.actor, expected_version=expected
+    )
+    return ok(node, version=version, status_code=201)
+
+
+@router.post("/nodes/bulk", status_code=201, summary="Add many nodes")
+def add_nodes(
+    conversation_id: str, body: BulkNodes, service: Service, caller: Caller, expected: Expected
+) -> Response:
+    nodes, version = service.add_nodes(
+        conversation_id, body.nodes, actor=caller.actor, expected_version=expected
+    )
+    return ok(nodes, version=version, status_code=201)
+
+
+@router.delete("/nodes/bulk", summary="Remove nodes by ids, by type or by degree (with preview)")
+def remove_nodes(
+    conversation_id: str,
+    body: BulkNodeRemoval,
+    service: Service,
+    caller: Caller,
+    expected: Expected,
+) -> Response:
+    selection = NodeSelection.model_validate(body.model_dump(exclude={"preview"}))
+    removal, version = service.remove_nodes(
+        conversation_id,
+        selection,
+        actor=caller.actor,
+        preview=body.preview,
+        expected_version=expected,
+    )
+    return ok(removal, version=version)
+
+
+@router.get("/nodes/{node_id:path}", summary="One node")
+def get_node(conversation_id: str, node_id: str, service: Service, _caller: Caller) -> Response:
+    return ok(service.get_node(conversation_id, node_id))
+
+
+@router.patch("/nodes/{node_id:path}", summary="Change some fields of a node")
+def update_node(
+    conversation_id: str,
+    node_id: str,
+    body: NodePatch,
+    service: Service,
+    caller: Caller,
+    expected: Expected,
+) -> Response:
+    node, version = service.update_node(
+        conversation_id, node_id, body, actor=caller.actor, expected_version=expected
+    )
+    return ok(node, version=version)
+
+
+@router.delete("/nodes/{node_id:path}", summary="Remove a node and its edges")
+def remove_node(
+    conversation_id: str, node_id: str, service: Service, caller: Caller, expected: Expected
+) -> Response:
+    removal, version = service.remove_node(
+        conversation_id, node_id, actor=caller.actor, expected_version=expected
+    )
+    return ok(removal, version=version, message="Node deleted successfully")
+
+
+@router.get("/neighbors/{node_id:path}", summary="A node and its neighbourhood")
+def get_neighbors(
+    conversation_id: str,
+    node_id: str,
+    service: Service,
+    _caller: Caller,
+    depth: Annotated[int, Query(ge=1, le=5)] = 1,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 500,
+) -> Response:
+    state = service.neighbors(conversation_id, node_id, depth=depth, limit=limit)
+    return ok(state, version=state.metadata.version)
+
+
+@router.post("/edges", status_code=201, summary="Add an edge")
+def add_edge(
+    conversation_id: str, body: EdgeInput, service: Service, caller: Caller, expected: Expected
+) -> Response:
+    edge, version = service.add_edge(
+        conversation_id, body, actor=caller.actor, expected_version=expected
+    )
+    return ok(edge, version=version, status_code=201)
+
+
+@router.post("/edges/bulk", status_code=201, summary="Add many edges")
+def add_edges(
+    conversation_id: str, body: BulkEdges, service: Service, caller: Caller, expected: Expected
+) -> Response:
+    edges, version = service.add_edges(
+        conversation_id, body.edges, actor=caller.actor, expected_version=expected
+    )
+    return ok(edges, version=version, status_code=201)
+
+
+@router.patch("/edges/bulk", summary="Change many edges")
+def update_edges(
+    conversation_id: str,
+    body: BulkEdgeUpdates,
+    service: Service,
+    caller: Caller,
+    expected: Expected,
+) -> Response:
+    edges, version = service.update_edges(
+        conversation_id, body.edges, actor=caller.actor, expected_version=expected
+    )
+    return ok(edges, version=version)
+
+
+@router.delete("/edges/bulk", summary="Remove many edges (with preview)")
+def remove_edges(
+    conversation_id: str,
+    body: BulkEdgeRemoval,
+    service: Service,
+    caller: Caller,
+    expected: Expected,
+) -> Response:
+    removal, version = service.remove_edges(
+        conversation_id,
+        body.ids,
+        actor=caller.actor,
+        preview=body.preview,
+        expected_version=expected,
+    )
+    return ok(removal, version=version)
+
+
+@router.get("/edges/{edge_id}", summary="One edge")
+def get_edge(conversation_id: str, edge_id: str, service: Service, _caller: Caller) -> Response:
+    return ok(service.get_edge(conversation_id, edge_id))
+
+
+@router.patch("/edges/{edge_id}", summary="Change some fields of an edge")
+def update_edge(
+    conversation_id: str,
+    edge_id: str,
+    body: EdgePatch,
+    service: Service,
+    caller: Caller,
+    expected: Expected,
+) -> Response:
+    edge, version = service.update_edge(
+        conversation_id, edge_id, body, actor=caller.actor, expected_version=expected
+    )
+    return ok(edge, version=version)
+
+
+@router.delete("/edges/{edge_id}", summary="Remove an edge")
+def remove_edge(
+    conversation_id: str, edge_id: str, service: Service, caller: Caller, expected: Expected
+) -> Response:
+    removal, version = service.remove_edge(
+        conversation_id, edge_id, actor=caller.actor, expected_version=expected
+    )
+    return ok(removal, version=version, message="Edge deleted successfully")
+
+
+@router.post("/batch", summary="Mixed operations, applied atomically as one version")
+def batch(
+    conversation_id: str, body: BatchRequest, service: Service, caller: Caller, expected: Expected
+) -> Response:
+    results, version = service.batch(
+        conversation_id, body.operations, actor=caller.actor, expected_version=expected
+    )
+    return ok(results, version=version)
+
+
+@router.post("/import", summary="Merge a graph or a tool result (any core format) into this one")
+def import_graph(
+    conversation_id: str,
+    body: ImportRequest,
+    service: Service,
+    caller: Caller,
+    expected: Expected,
+) -> Response:
+    source = body.graph if body.graph is not None else body.content
+    assert source is not None  # ImportRequest guarantees one of them
+    report, version = service.import_graph(
+        conversation_id, source, fmt=body.format, actor=caller.actor, expected_version=expected
+    )
+    return ok(report, version=version)
+
+
+@router.get("/export", summary="The graph in one of the core formats")
+def export_graph(
+    conversation_id: str,
+    service: Service,
+    _caller: Caller,
+    fmt: Annotated[str, Query(alias="format")] = "json",
+) -> Response:
+    content = service.export(conversation_id, fmt)
+    return Response(content, media_type=EXPORT_MEDIA_TYPES.get(fmt, "application/octet-stream"))
+
+
+@router.post("/merge-nodes", summary="Fold duplicate nodes into one")
+def merge_nodes(
+    conversation_id: str,
+    body: MergeNodesRequest,
+    service: Service,
+    caller: Caller,
+    expected: Expected,
+) -> Response:
+    node, version = service.merge_nodes(
+        conversation_id, body.keep, body.remove, actor=caller.actor, expected_version=expected
+    )
+    return ok(node, version=version)
+
+
+@router.post("/clear", summary="Remove every node and edge (undoable)")
+def clear(conversation_id: str, service: Service, caller: Caller, expected: Expected) -> Response:
+    removal, version = service.clear(conversation_id, actor=caller.actor, expected_version=expected)
+    return ok(removal, version=version)
+
+
+@router.post("/undo", summary="Undo the newest edit still applied")
+def undo(conversation_id: str, service: Service, caller: Caller, expected: Expected) -> Response:
+    summary, version = service.undo(conversation_id, actor=caller.actor, expected_version=expected)
+    return ok(summary, version=version)
+
+
+@router.post("/redo", summary="Redo the edit undone last")
+def redo(conversation_id: str, service: Service, caller: Caller, expected: Expected) -> Response:
+    summary, version = service.redo(conversation_id, actor=caller.actor, expected_version=expected)
+    return ok(summary, version=version)
+
+
+@router.get("/history", summary="The change log, newest first")
+def history(
+    conversation_id: str,
+    service: Service,
+    _caller: Caller,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+) -> Response:
+    page = service.history(conversation_id, offset=offset, limit=limit)
+    return ok(page, version=page.version)
+
+
+@router.get("/history/{version}", summary="One changeset with its forward and inverse ops")
+def changeset(conversation_id: str, version: int, service: Service, _caller: Caller) -> Response:
+    return ok(service.changeset(conversation_id, version))
+
+
+@router.get("/versions/{version}", summary="The graph as it was at a version")
+def state_at(conversation_id: str, version: int, service: Service, _caller: Caller) -> Response:
+    return ok(service.state_at(conversation_id, version))
+
+
+@router.post("/versions/{version}/revert", summary="Make the graph what it was at a version")
+def revert(
+    conversation_id: str, version: int, service: Service, caller: Caller, expected: Expected
+) -> Response:
+    summary, new_version = service.revert(
+        conversation_id, version, actor=caller.actor, expected_version=expected
+    )
+    return ok(summary, version=new_version)
+
+
+@router.get("/diff", summary="What changed between two versions")
+def diff(
+    conversation_id: str,
+    service: Service,
+    _caller: Caller,
+    from_version: Annotated[int, Query(alias="from", ge=0)],
+    to_version: Annotated[int, Query(alias="to", ge=0)],
+) -> Response:
+    return ok(service.diff(conversation_id, from_version, to_version))
+
+
+@router.get("/events", summary="Server-sent change events of this graph")
+async def events(
+    conversation_id: str,
+    service: Service,
+    hub: Annotated[GraphEvents, Depends(get_graph_events)],
+    _caller: Caller,
+) -> EventSourceResponse:
+    subscription = hub.subscribe(conversation_id)
+    current = await run_in_threadpool(service.version, conversation_id)
+
+    async def stream():  # type: ignore[no-untyped-def]
+        try:
+            yield {"event": "ready", "data": orjson.dumps({"version": current}).decode()}
+            async for event in subscription:
+                yield {
+                    "event": "change",
+                    "id": str(event["version"]),
+                    "data": orjson.dumps(event).decode(),
+                }
+        finally:
+            subscription.close()
+
+    return EventSourceResponse(stream(), ping=15)

@@ -1,0 +1,263 @@
+"""The change-log op vocabulary: applying ops to the database (returning their inverse) and to an
+in-memory graph (for time travel).
+
+Ops are JSON objects:
+  {"op": "add_node", "node": row}          {"op": "remove_node", "id": ...}
+  {"op": "update_node", "id": ..., "set": {column: value}}
+  {"op": "add_edge", "edge": row}          {"op": "remove_edge", "id": ...}
+  {"op": "update_edge", "id": ..., "set": {column: value}}
+  {"op": "stash", "scope": "created" | "all", "version": V}: move the rows created by changeset V
+      (or all rows) to the stash tables under V;  {"op": "unstash", "scope": ..., "version": V}
+Rows hold every column; timestamps are ISO 8601 strings in ops and datetimes in rows.
+The inverse of a list of ops is the inverses of its runs of equal ops, last run first.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import datetime
+from itertools import groupby
+from typing import Any
+
+from graphwright.errors import Conflict, NotFound
+from graphwright.graphmode.repository import GraphRepository, Row
+
+Op = dict[str, Any]
+TIMESTAMPS = ("created_at", "updated_at")
+
+
+def row_to_json(row: Row) -> Row:
+    out = dict(row)
+    for key in TIMESTAMPS:
+        value = out.get(key)
+        if isinstance(value, datetime):
+            out[key] = value.isoformat()
+    return out
+
+
+def row_from_json(row: Row) -> Row:
+    out = dict(row)
+    for key in TIMESTAMPS:
+        value = out.get(key)
+        if isinstance(value, str):
+            out[key] = datetime.fromisoformat(value)
+    return out
+
+
+def flatten_inverse(runs: list[list[Op]]) -> list[Op]:
+    return [op for run in reversed(runs) for op in run]
+
+
+def apply_ops(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
+    """Apply `ops` in order; return the ops that undo them."""
+    runs: list[list[Op]] = []
+    for name, group in groupby(ops, key=lambda op: op["op"]):
+        runs.append(_DB_HANDLERS[name](repo, project_id, list(group)))
+    return flatten_inverse(runs)
+
+
+def _missing_node(node_id: str) -> NotFound:
+    return NotFound(f"No node '{node_id}' in this graph")
+
+
+def _add_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
+    rows = [row_from_json(op["node"]) for op in ops]
+    ids = [row["id"] for row in rows]
+    seen: set[str] = set()
+    for node_id in ids:
+        if node_id in seen:
+            raise Conflict(f"Node id '{node_id}' appears twice in this request")
+        seen.add(node_id)
+    taken = repo.existing_node_ids(project_id, ids)
+    if taken:
+        raise Conflict(f"A node with id '{min(taken)}' already exists in this graph")
+    repo.insert_nodes(project_id, rows)
+    return [{"op": "remove_node", "id": node_id} for node_id in reversed(ids)]
+
+
+def _remove_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
+    ids = list(dict.fromkeys(op["id"] for op in ops))
+    found = repo.nodes_by_ids(project_id, ids)
+    for node_id in ids:
+        if node_id not in found:
+            raise _missing_node(node_id)
+    touching = repo.edges_touching(project_id, ids)
+    repo.delete_nodes(project_id, ids)
+    restore = [{"op": "add_node", "node": row_to_json(found[i])} for i in ids]
+    return restore + [{"op": "add_edge", "edge": row_to_json(e)} for e in touching.values()]
+
+
+def _update_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
+    inverse: list[Op] = []
+    for op in ops:
+        current = repo.nodes_by_ids(project_id, [op["id"]]).get(op["id"])
+        if current is None:
+            raise _missing_node(op["id"])
+        values = row_from_json(op["set"])
+        repo.update_node(project_id, op["id"], values)
+        old = row_to_json({key: current[key] for key in values})
+        inverse.append({"op": "update_node", "id": op["id"], "set": old})
+    return list(reversed(inverse))
+
+
+def _check_endpoints(repo: GraphRepository, project_id: int, rows: list[Row]) -> None:
+    wanted = {row["source"] for row in rows} | {row["target"] for row in rows}
+    present = repo.existing_node_ids(project_id, wanted)
+    for row in rows:
+        for end in ("source", "target"):
+            if row[end] not in present:
+                raise NotFound(
+                    f"Cannot connect '{row['source']}' -> '{row['target']}': "
+                    f"no node '{row[end]}' in this graph"
+                )
+
+
+def _add_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
+    rows = [row_from_json(op["edge"]) for op in ops]
+    ids = [row["id"] for row in rows]
+    if len(set(ids)) != len(ids):
+        raise Conflict("An edge id appears twice in this request")
+    taken = repo.edges_by_ids(project_id, ids)
+    if taken:
+        raise Conflict(f"An edge with id '{min(taken)}' already exists in this graph")
+    _check_endpoints(repo, project_id, rows)
+    repo.insert_edges(project_id, rows)
+    return [{"op": "remove_edge", "id": edge_id} for edge_id in reversed(ids)]
+
+
+def _remove_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
+    ids = list(dict.fromkeys(op["id"] for op in ops))
+    found = repo.edges_by_ids(project_id, ids)
+    for edge_id in ids:
+        if edge_id not in found:
+            raise NotFound(f"No edge '{edge_id}' in this graph")
+    repo.delete_edges(project_id, ids)
+    return [{"op": "add_edge", "edge": row_to_json(found[i])} for i in ids]
+
+
+def _update_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
+    inverse: list[Op] = []
+    for op in ops:
+        current = repo.edges_by_ids(project_id, [op["id"]]).get(op["id"])
+        if current is None:
+            raise NotFound(f"No edge '{op['id']}' in this graph")
+        values = row_from_json(op["set"])
+        if "source" in values or "target" in values:
+            _check_endpoints(repo, project_id, [{**current, **values}])
+        repo.update_edge(project_id, op["id"], values)
+        old = row_to_json({key: current[key] for key in values})
+        inverse.append({"op": "update_edge", "id": op["id"], "set": old})
+    return list(reversed(inverse))
+
+
+def _stash(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
+    for op in ops:
+        repo.stash(project_id, op["version"], only_created=op["scope"] == "created")
+    return [{**op, "op": "unstash"} for op in reversed(ops)]
+
+
+def _unstash(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
+    for op in ops:
+        repo.unstash(project_id, op["version"])
+    return [{**op, "op": "stash"} for op in reversed(ops)]
+
+
+_DB_HANDLERS: dict[str, Callable[[GraphRepository, int, list[Op]], list[Op]]] = {
+    "add_node": _add_nodes,
+    "remove_node": _remove_nodes,
+    "update_node": _update_nodes,
+    "add_edge": _add_edges,
+    "remove_edge": _remove_edges,
+    "update_edge": _update_edges,
+    "stash": _stash,
+    "unstash": _unstash,
+}
+
+
+class MemoryGraph:
+    """A whole graph in dicts, for replaying the change log without touching the database.
+
+    `load_stash(version)` reads the rows of an undone import when the replay needs them back.
+    """
+
+    def __init__(
+        self,
+        nodes: dict[str, Row],
+        edges: dict[str, Row],
+        load_stash: Callable[[int], tuple[list[Row], list[Row]]],
+    ) -> None:
+        self.nodes = nodes
+        self.edges = edges
+        self.load_stash = load_stash
+        self.stash: dict[int, tuple[list[Row], list[Row]]] = {}
+        self.adjacent: dict[str, set[str]] = defaultdict(set)
+        for edge in edges.values():
+            self._link(edge)
+
+    def apply(self, ops: list[Op]) -> None:
+        for op in ops:
+            getattr(self, "_" + op["op"])(op)
+
+    def _link(self, edge: Row) -> None:
+        self.adjacent[edge["source"]].add(edge["id"])
+        self.adjacent[edge["target"]].add(edge["id"])
+
+    def _unlink(self, edge: Row) -> None:
+        self.adjacent[edge["source"]].discard(edge["id"])
+        self.adjacent[edge["target"]].discard(edge["id"])
+
+    def _put_edge(self, edge: Row) -> None:
+        old = self.edges.get(edge["id"])
+        if old is not None:
+            self._unlink(old)
+        self.edges[edge["id"]] = edge
+        self._link(edge)
+
+    def _drop_edge(self, edge_id: str) -> None:
+        old = self.edges.pop(edge_id, None)
+        if old is not None:
+            self._unlink(old)
+
+    def _add_node(self, op: Op) -> None:
+        row = row_from_json(op["node"])
+        self.nodes[row["id"]] = row
+
+    def _remove_node(self, op: Op) -> None:
+        self.nodes.pop(op["id"], None)
+        for edge_id in list(self.adjacent.pop(op["id"], ())):
+            self._drop_edge(edge_id)
+
+    def _update_node(self, op: Op) -> None:
+        self.nodes[op["id"]] = {**self.nodes[op["id"]], **row_from_json(op["set"])}
+
+    def _add_edge(self, op: Op) -> None:
+        self._put_edge(row_from_json(op["edge"]))
+
+    def _remove_edge(self, op: Op) -> None:
+        self._drop_edge(op["id"])
+
+    def _update_edge(self, op: Op) -> None:
+        self._put_edge({**self.edges[op["id"]], **row_from_json(op["set"])})
+
+    def _stash(self, op: Op) -> None:
+        version, everything = op["version"], op["scope"] == "all"
+        taken_edges = [
+            e for e in self.edges.values() if everything or e["created_version"] == version
+        ]
+        taken_nodes = [
+            n for n in self.nodes.values() if everything or n["created_version"] == version
+        ]
+        for edge in taken_edges:
+            self._drop_edge(edge["id"])
+        for node in taken_nodes:
+            del self.nodes[node["id"]]
+        self.stash[version] = (taken_nodes, taken_edges)
+
+    def _unstash(self, op: Op) -> None:
+        version = op["version"]
+        stashed = self.stash.pop(version, None) or self.load_stash(version)
+        for node in stashed[0]:
+            self.nodes[node["id"]] = node
+        for edge in stashed[1]:
+            self._put_edge(edge)

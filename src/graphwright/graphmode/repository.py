@@ -1,0 +1,490 @@
+"""SQL for Graph Mode. Rows travel as plain dicts; the service and `ops` hold the rules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from sqlalchemy import Select, and_, delete, func, insert, literal, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session, aliased
+
+from graphwright.graphmode.models import (
+    GraphChangeset,
+    changesets,
+    edge_stash,
+    edges,
+    node_stash,
+    nodes,
+    projects,
+)
+
+CHUNK = 500
+NODE_COLUMNS = (
+    "id",
+    "label",
+    "type",
+    "data",
+    "position",
+    "created_version",
+    "created_at",
+    "updated_at",
+)
+EDGE_COLUMNS = (
+    "id",
+    "source",
+    "target",
+    "label",
+    "type",
+    "data",
+    "created_version",
+    "created_at",
+    "updated_at",
+)
+
+Row = dict[str, Any]
+TIMESTAMP_COLUMNS = frozenset({"created_at", "updated_at"})
+
+
+def _json_text(value: Any) -> str | None:
+    return None if value is None else orjson.dumps(value).decode()
+
+
+def _sqlite_time(moment: datetime) -> str:
+    # The text form SQLAlchemy's SQLite DateTime type writes and parses back.
+    return moment.strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+@dataclass(frozen=True)
+class ProjectRow:
+    id: int
+    conversation_id: str
+    version: int
+    updated_at: datetime | None
+
+
+def _chunks(items: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _node_cols() -> list[Any]:
+    return [nodes.c[name] for name in NODE_COLUMNS]
+
+
+def _edge_cols() -> list[Any]:
+    return [edges.c[name] for name in EDGE_COLUMNS]
+
+
+class GraphRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.dialect = session.get_bind().dialect.name
+
+    # projects
+
+    def project(self, conversation_id: str) -> ProjectRow | None:
+        row = self.session.execute(
+            select(projects).where(projects.c.conversation_id == conversation_id)
+        ).first()
+        return ProjectRow(row.id, row.conversation_id, row.version, row.updated_at) if row else None
+
+    def lock_project(self, conversation_id: str, now: datetime) -> ProjectRow:
+        """The project row, created if missing, locked until the transaction ends."""
+        locked = select(projects).where(projects.c.conversation_id == conversation_id)
+        row = self.session.execute(locked.with_for_update()).first()
+        if row is None:
+            dialect_insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+            self.session.execute(
+                dialect_insert(projects)
+                .values(conversation_id=conversation_id, version=0, created_at=now, updated_at=now)
+                .on_conflict_do_nothing(index_elements=["conversation_id"])
+            )
+            row = self.session.execute(locked.with_for_update()).one()
+        return ProjectRow(row.id, row.conversation_id, row.version, row.updated_at)
+
+    def set_version(self, project_id: int, version: int, now: datetime) -> None:
+        self.session.execute(
+            update(projects)
+            .where(projects.c.id == project_id)
+            .values(version=version, updated_at=now)
+        )
+
+    # nodes
+
+    def existing_node_ids(self, project_id: int, ids: Iterable[str]) -> set[str]:
+        found: set[str] = set()
+        for chunk in _chunks(list(set(ids))):
+            found.update(
+                self.session.scalars(
+                    select(nodes.c.id).where(
+                        nodes.c.project_id == project_id, nodes.c.id.in_(chunk)
+                    )
+                )
+            )
+        return found
+
+    def nodes_by_ids(self, project_id: int, ids: Iterable[str]) -> dict[str, Row]:
+        found: dict[str, Row] = {}
+        for chunk in _chunks(list(set(ids))):
+            query = select(*_node_cols()).where(
+                nodes.c.project_id == project_id, nodes.c.id.in_(chunk)
+            )
+            for row in self.session.execute(query):
+                found[row.id] = dict(row._mapping)
+        return found
+
+    def insert_nodes(self, project_id: int, rows: list[Row]) -> None:
+        if rows:
+            self.session.execute(insert(nodes), [{**r, "project_id": project_id} for r in rows])
+
+    def update_node(self, project_id: int, node_id: str, values: Row) -> None:
+        self.session.execute(
+            update(nodes)
+            .where(nodes.c.project_id == project_id, nodes.c.id == node_id)
+            .values(values)
+        )
+
+    def delete_nodes(self, project_id: int, ids: Sequence[str]) -> None:
+        for chunk in _chunks(ids):
+            self.session.execute(
+                delete(nodes).where(nodes.c.project_id == project_id, nodes.c.id.in_(chunk))
+            )
+
+    # edges
+
+    def edges_by_ids(self, project_id: int, ids: Iterable[str]) -> dict[str, Row]:
+        found: dict[str, Row] = {}
+        for chunk in _chunks(list(set(ids))):
+            query = select(*_edge_cols()).where(
+                edges.c.project_id == project_id, edges.c.id.in_(chunk)
+            )
+            for row in self.session.execute(query):
+                found[row.id] = dict(row._mapping)
+        return found
+
+    def edges_touching(self, project_id: int, node_ids: Iterable[str]) -> dict[str, Row]:
+        found: dict[str, Row] = {}
+        for chunk in _chunks(list(set(node_ids))):
+            for column in (edges.c.source, edges.c.target):
+                query = select(*_edge_cols()).where(
+                    edges.c.project_id == project_id, column.in_(chunk)
+                )
+                for row in self.session.execute(query):
+                    found[row.id] = dict(row._mapping)
+        return found
+
+    def insert_edges(self, project_id: int, rows: list[Row]) -> None:
+        if rows:
+            self.session.execute(insert(edges), [{**r, "project_id": project_id} for r in rows])
+
+    def update_edge(self, project_id: int, edge_id: str, values: Row) -> None:
+        self.session.execute(
+            update(edges)
+            .where(edges.c.project_id == project_id, edges.c.id == edge_id)
+            .values(values)
+        )
+
+    def delete_edges(self, project_id: int, ids: Sequence[str]) -> None:
+        for chunk in _chunks(ids):
+            self.session.execute(
+                delete(edges).where(edges.c.project_id == project_id, edges.c.id.in_(chunk))
+            )
+
+    # bulk loading (imports): straight to the driver, without per-row SQLAlchemy processing
+
+    def bulk_insert(self, project_id: int, table: str, rows: list[Row]) -> None:
+        """Insert many node or edge rows (of one timestamp) as fast as the driver allows."""
+        if not rows:
+            return
+        columns = NODE_COLUMNS if table == "graph_nodes" else EDGE_COLUMNS
+        json_columns = {"data", "position"}
+        names = ", ".join(["project_id", *columns])
+        dbapi = self.session.connection().connection.driver_connection
+        if self.dialect == "postgresql":
+            with (
+                dbapi.cursor() as cursor,
+                cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy,
+            ):
+                for row in rows:
+                    copy.write_row(
+                        [project_id]
+                        + [_json_text(row[c]) if c in json_columns else row[c] for c in columns]
+                    )
+            return
+        times: dict[datetime, str] = {}
+
+        def value(row: Row, column: str) -> Any:
+            if column in json_columns:
+                return _json_text(row[column])
+            if column in TIMESTAMP_COLUMNS:
+                moment = row[column]
+                if moment not in times:
+                    times[moment] = _sqlite_time(moment)
+                return times[moment]
+            return row[column]
+
+        marks = ", ".join("?" * (len(columns) + 1))
+        dbapi.cursor().executemany(
+            f"INSERT INTO {table} ({names}) VALUES ({marks})",
+            ([project_id, *(value(row, c) for c in columns)] for row in rows),
+        )
+
+    # rows created by one changeset (imports), and their stash
+
+    def stash(self, project_id: int, version: int, *, only_created: bool) -> None:
+        """Move rows into the stash under `version`: those created by it, or all of them.
+
+        Edges go first, since they need their nodes.
+        """
+        for live, stash, columns in (
+            (edges, edge_stash, EDGE_COLUMNS),
+            (nodes, node_stash, NODE_COLUMNS),
+        ):
+            where = live.c.project_id == project_id
+            if only_created:
+                where = and_(where, live.c.created_version == version)
+            chosen = select(
+                live.c.project_id, literal(version), *[live.c[c] for c in columns]
+            ).where(where)
+            self.session.execute(
+                insert(stash).from_select(["project_id", "stash_version", *columns], chosen)
+            )
+            self.session.execute(delete(live).where(where))
+
+    def unstash(self, project_id: int, version: int) -> None:
+        for live, stash, columns in (
+            (nodes, node_stash, NODE_COLUMNS),
+            (edges, edge_stash, EDGE_COLUMNS),
+        ):
+            where = and_(stash.c.project_id == project_id, stash.c.stash_version == version)
+            chosen = select(stash.c.project_id, *[stash.c[c] for c in columns]).where(where)
+            self.session.execute(insert(live).from_select(["project_id", *columns], chosen))
+            self.session.execute(delete(stash).where(where))
+
+    def stashed_rows(self, project_id: int, version: int) -> tuple[list[Row], list[Row]]:
+        node_rows = self.session.execute(
+            select(*[node_stash.c[c] for c in NODE_COLUMNS]).where(
+                node_stash.c.project_id == project_id, node_stash.c.stash_version == version
+            )
+        )
+        edge_rows = self.session.execute(
+            select(*[edge_stash.c[c] for c in EDGE_COLUMNS]).where(
+                edge_stash.c.project_id == project_id, edge_stash.c.stash_version == version
+            )
+        )
+        return [dict(r._mapping) for r in node_rows], [dict(r._mapping) for r in edge_rows]
+
+    # reads over the whole graph
+
+    def counts(self, project_id: int) -> tuple[int, int]:
+        node_count = self.session.scalar(
+            select(func.count()).select_from(nodes).where(nodes.c.project_id == project_id)
+        )
+        edge_count = self.session.scalar(
+            select(func.count()).select_from(edges).where(edges.c.project_id == project_id)
+        )
+        return int(node_count or 0), int(edge_count or 0)
+
+    def type_counts(self, project_id: int) -> tuple[dict[str, int], dict[str, int]]:
+        node_types = self.session.execute(
+            select(nodes.c.type, func.count())
+            .where(nodes.c.project_id == project_id)
+            .group_by(nodes.c.type)
+        )
+        edge_labels = self.session.execute(
+            select(edges.c.label, func.count())
+            .where(edges.c.project_id == project_id)
+            .group_by(edges.c.label)
+        )
+        return (
+            {str(t): int(n) for t, n in node_types},
+            {str(label or ""): int(n) for label, n in edge_labels},
+        )
+
+    def page_nodes(
+        self,
+        project_id: int,
+        *,
+        node_types: Sequence[str] | None,
+        ids: Sequence[str] | None,
+        offset: int,
+        limit: int | None,
+    ) -> list[Row]:
+        query = select(*_node_cols()).where(nodes.c.project_id == project_id)
+        if node_types:
+            query = query.where(nodes.c.type.in_(node_types))
+        if ids is not None:
+            query = query.where(nodes.c.id.in_(ids))
+        query = query.order_by(nodes.c.id).offset(offset)
+        if limit is not None:
+            query = query.limit(limit)
+        return [dict(r._mapping) for r in self.session.execute(query)]
+
+    def edges_from_range(
+        self,
+        project_id: int,
+        first: str,
+        last: str,
+        *,
+        node_types: Sequence[str] | None,
+        ids: Sequence[str] | None,
+        edge_types: Sequence[str] | None,
+    ) -> list[Row]:
+        """Edges whose source lies in [first, last] and whose both ends pass the node filter."""
+        query: Select[Any] = select(*_edge_cols()).where(
+            edges.c.project_id == project_id, edges.c.source.between(first, last)
+        )
+        if edge_types:
+            query = query.where(edges.c.type.in_(edge_types))
+        if ids is not None:
+            query = query.where(edges.c.source.in_(ids), edges.c.target.in_(ids))
+        if node_types:
+            for column in (edges.c.source, edges.c.target):
+                end = aliased(nodes)
+                query = query.join(
+                    end, and_(end.c.project_id == edges.c.project_id, end.c.id == column)
+                ).where(end.c.type.in_(node_types))
+        query = query.order_by(edges.c.source, edges.c.id)
+        return [dict(r._mapping) for r in self.session.execute(query)]
+
+    def all_nodes(self, project_id: int) -> list[Row]:
+        query = select(*_node_cols()).where(nodes.c.project_id == project_id)
+        return [dict(r._mapping) for r in self.session.execute(query)]
+
+    def all_edges(self, project_id: int) -> list[Row]:
+        query = select(*_edge_cols()).where(edges.c.project_id == project_id)
+        return [dict(r._mapping) for r in self.session.execute(query)]
+
+    def edges_from_sources(self, project_id: int, sources: Iterable[str]) -> list[Row]:
+        found: list[Row] = []
+        for chunk in _chunks(list(set(sources))):
+            query = select(*_edge_cols()).where(
+                edges.c.project_id == project_id, edges.c.source.in_(chunk)
+            )
+            found.extend(dict(r._mapping) for r in self.session.execute(query))
+        return found
+
+    def node_ids_by_type(
+        self, project_id: int, types: Sequence[str] | None, exclude: Sequence[str] | None
+    ) -> list[str]:
+        query = select(nodes.c.id).where(nodes.c.project_id == project_id)
+        if types:
+            query = query.where(nodes.c.type.in_(types))
+        if exclude:
+            query = query.where(nodes.c.type.not_in(exclude))
+        return list(self.session.scalars(query.order_by(nodes.c.id)))
+
+    def node_ids_by_degree(
+        self,
+        project_id: int,
+        *,
+        min_degree: int | None,
+        max_degree: int | None,
+        node_type: str | None,
+    ) -> list[str]:
+        outgoing = (
+            select(func.count())
+            .where(edges.c.project_id == project_id, edges.c.source == nodes.c.id)
+            .scalar_subquery()
+        )
+        incoming = (
+            select(func.count())
+            .where(edges.c.project_id == project_id, edges.c.target == nodes.c.id)
+            .scalar_subquery()
+        )
+        degree = (outgoing + incoming).label("degree")
+        inner = select(nodes.c.id, degree).where(nodes.c.project_id == project_id)
+        if node_type:
+            inner = inner.where(nodes.c.type == node_type)
+        sub = inner.subquery()
+        query = select(sub.c.id)
+        if min_degree is not None:
+            query = query.where(sub.c.degree >= min_degree)
+        if max_degree is not None:
+            query = query.where(sub.c.degree <= max_degree)
+        return list(self.session.scalars(query.order_by(sub.c.id)))
+
+    def search_nodes(
+        self, project_id: int, text: str, types: Sequence[str] | None, limit: int
+    ) -> list[Row]:
+        pattern = f"%{text.lower()}%"
+        query = select(*_node_cols()).where(
+            nodes.c.project_id == project_id,
+            func.lower(nodes.c.label).like(pattern) | func.lower(nodes.c.id).like(pattern),
+        )
+        if types:
+            query = query.where(nodes.c.type.in_(types))
+        return [
+            dict(r._mapping) for r in self.session.execute(query.order_by(nodes.c.id).limit(limit))
+        ]
+
+    # the change log
+
+    def add_changeset(self, values: Row) -> None:
+        self.session.execute(insert(changesets), [values])
+
+    def changeset(self, project_id: int, version: int) -> GraphChangeset | None:
+        return self.session.scalar(
+            select(GraphChangeset).where(
+                GraphChangeset.project_id == project_id, GraphChangeset.version == version
+            )
+        )
+
+    def _edit_with_state(self, project_id: int, state: str, newest: bool) -> GraphChangeset | None:
+        order = GraphChangeset.version.desc() if newest else GraphChangeset.version.asc()
+        return self.session.scalar(
+            select(GraphChangeset)
+            .where(GraphChangeset.project_id == project_id, GraphChangeset.undo_state == state)
+            .order_by(order)
+            .limit(1)
+        )
+
+    def newest_applied_edit(self, project_id: int) -> GraphChangeset | None:
+        return self._edit_with_state(project_id, "applied", newest=True)
+
+    def oldest_undone_edit(self, project_id: int) -> GraphChangeset | None:
+        return self._edit_with_state(project_id, "undone", newest=False)
+
+    def set_undo_state(self, changeset_id: int, state: str) -> None:
+        self.session.execute(
+            update(changesets).where(changesets.c.id == changeset_id).values(undo_state=state)
+        )
+
+    def drop_undone(self, project_id: int) -> list[int]:
+        """Mark every undone edit as dropped (the redo branch is gone); their versions."""
+        where = and_(changesets.c.project_id == project_id, changesets.c.undo_state == "undone")
+        versions = list(
+            self.session.scalars(select(changesets.c.version).where(where).order_by("version"))
+        )
+        if versions:
+            self.session.execute(update(changesets).where(where).values(undo_state="dropped"))
+        return versions
+
+    def history(self, project_id: int, offset: int, limit: int) -> tuple[list[GraphChangeset], int]:
+        total = self.session.scalar(
+            select(func.count())
+            .select_from(changesets)
+            .where(changesets.c.project_id == project_id)
+        )
+        items = self.session.scalars(
+            select(GraphChangeset)
+            .where(GraphChangeset.project_id == project_id)
+            .order_by(GraphChangeset.version.desc())
+            .offset(offset)
+            .limit(limit)
+        )
+        return list(items), int(total or 0)
+
+    def changesets_after(self, project_id: int, version: int) -> Iterator[GraphChangeset]:
+        """Changesets newer than `version`, newest first."""
+        yield from self.session.scalars(
+            select(GraphChangeset)
+            .where(GraphChangeset.project_id == project_id, GraphChangeset.version > version)
+            .order_by(GraphChangeset.version.desc())
+            .execution_options(yield_per=200)
+        )

@@ -1,0 +1,276 @@
+"""Shared plumbing for graphwright's MCP servers (official `mcp` SDK, `MCPServer`).
+
+Artifact convention: a tool result carries text for the model plus, per artifact, one MCP-native
+`EmbeddedResource` (TextResourceContents: uri `graphwright://artifact/<uuid>`, the artifact's
+mimeType, text = its content, `_meta` = {title, metadata?}, audience ["user"]).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import orjson
+from mcp.server.mcpserver import MCPServer
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp_types import (
+    Annotations,
+    CallToolResult,
+    ContentBlock,
+    EmbeddedResource,
+    TextContent,
+    TextResourceContents,
+    ToolAnnotations,
+)
+from pydantic import BaseModel
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from graphwright import __version__
+from graphwright.core.artifacts import BIBLIOGRAPHY, KNOWLEDGE_GRAPH, MARKDOWN
+from graphwright.errors import GraphwrightError, Unauthorized
+
+ARTIFACT_URI_PREFIX = "graphwright://artifact/"
+
+__all__ = [
+    "BIBLIOGRAPHY",
+    "KNOWLEDGE_GRAPH",
+    "MARKDOWN",
+    "Artifact",
+    "BearerAuth",
+    "TokenVerifier",
+    "add_tool",
+    "error_result",
+    "hints",
+    "mount_http",
+    "new_server",
+    "run_stdio",
+    "tool",
+    "tool_result",
+]
+
+TokenVerifier = Callable[[str], Any]
+"""Sync or async: truthy (a principal) for a valid bearer token; falsy or raises Unauthorized."""
+
+
+def new_server(name: str, *, instructions: str) -> MCPServer[Any]:
+    """An MCPServer named `name` that logs warnings only (stdout is the stdio transport)."""
+    return MCPServer(name, version=__version__, instructions=instructions, log_level="WARNING")
+
+
+def hints(
+    *,
+    read_only: bool,
+    destructive: bool = False,
+    idempotent: bool = False,
+    open_world: bool = False,
+    title: str | None = None,
+) -> ToolAnnotations:
+    """Tool annotations with every hint stated, so clients never fall back to the spec defaults.
+
+    `open_world` is True for tools that reach external services (PubMed, RePORTER, the web).
+    A read-only tool is always idempotent and never destructive.
+    """
+    return ToolAnnotations(
+        title=title,
+        read_only_hint=read_only,
+        destructive_hint=False if read_only else destructive,
+        idempotent_hint=True if read_only else idempotent,
+        open_world_hint=open_world,
+    )
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One artifact for the person: a knowledge graph, a bibliography or a document."""
+
+    mime_type: str
+    title: str
+    content: str | dict[str, Any] | list[Any]
+    metadata: dict[str, Any] | None = None
+    id: str = field(default_factory=lambda: str(uuid.uuid4()))
+
+    @property
+    def uri(self) -> str:
+        return f"{ARTIFACT_URI_PREFIX}{self.id}"
+
+    def text(self) -> str:
+        if isinstance(self.content, str):
+            return self.content
+        return orjson.dumps(self.content).decode()
+
+    def to_resource(self) -> EmbeddedResource:
+        meta: dict[str, Any] = {"title": self.title}
+        if self.metadata:
+            meta["metadata"] = self.metadata
+        contents = TextResourceContents(
+            uri=self.uri, mime_type=self.mime_type, text=self.text(), _meta=meta
+        )
+        return EmbeddedResource(resource=contents, annotations=Annotations(audience=["user"]))
+
+
+def tool_result(
+    text: str,
+    *,
+    structured: BaseModel | dict[str, Any] | None = None,
+    artifacts: Sequence[Artifact] = (),
+) -> CallToolResult:
+    """A successful result: `text` for the model, optional structuredContent and artifacts."""
+    content: list[ContentBlock] = [TextContent(text=text)]
+    content.extend(artifact.to_resource() for artifact in artifacts)
+    if isinstance(structured, BaseModel):
+        structured = structured.model_dump(mode="json", by_alias=True)
+    return CallToolResult(content=content, structured_content=structured)
+
+
+def error_result(message: str) -> CallToolResult:
+    """A tool error (isError: true) whose text is the message, for the model to act on."""
+    return CallToolResult(content=[TextContent(text=message)], is_error=True)
+
+
+def _catch_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn a GraphwrightError raised by `fn` into an error result; keep fn's signature."""
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except GraphwrightError as exc:
+                return error_result(str(exc))
+
+        return async_wrapper
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except GraphwrightError as exc:
+            return error_result(str(exc))
+
+    return wrapper
+
+
+def add_tool(
+    server: MCPServer[Any],
+    fn: Callable[..., Any],
+    *,
+    annotations: ToolAnnotations,
+    name: str | None = None,
+    description: str | None = None,
+) -> None:
+    """Register `fn` as a tool whose GraphwrightErrors become tool errors.
+
+    Declare the return type `Annotated[CallToolResult, SomeModel]` to publish SomeModel as the
+    outputSchema (the SDK validates structuredContent against it), or `CallToolResult` for text.
+    The description defaults to the docstring: write it for the model.
+    """
+    description = description or inspect.cleandoc(fn.__doc__ or "")
+    server.add_tool(_catch_errors(fn), name=name, description=description, annotations=annotations)
+
+
+def tool(
+    server: MCPServer[Any],
+    *,
+    annotations: ToolAnnotations,
+    name: str | None = None,
+    description: str | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator form of `add_tool`."""
+
+    def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+        add_tool(server, fn, annotations=annotations, name=name, description=description)
+        return fn
+
+    return decorator
+
+
+def run_stdio(server: MCPServer[Any]) -> None:
+    """Serve `server` over stdin/stdout until the client closes the pipe."""
+    anyio.run(server.run_stdio_async)
+
+
+class BearerAuth:
+    """ASGI wrapper: 401 unless `Authorization: Bearer <token>` passes the verifier.
+
+    The verifier returns something truthy (kept as `request.state.principal`) or falsy, or
+    raises Unauthorized, whose message is sent back. A sync verifier runs in a worker thread,
+    since it may query the database.
+    """
+
+    def __init__(self, app: ASGIApp, verify: TokenVerifier) -> None:
+        self.app = app
+        self.verify = verify
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        try:
+            principal = await self._principal(scope)
+        except Unauthorized as exc:
+            await self._refuse(str(exc), scope, receive, send)
+            return
+        if not principal:
+            await self._refuse("The bearer token is not valid.", scope, receive, send)
+            return
+        scope.setdefault("state", {})["principal"] = principal
+        await self.app(scope, receive, send)
+
+    async def _principal(self, scope: Scope) -> Any:
+        header = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Unauthorized("A bearer token is required: send 'Authorization: Bearer <token>'.")
+        if inspect.iscoroutinefunction(self.verify):
+            return await self.verify(token.strip())
+        return await anyio.to_thread.run_sync(self.verify, token.strip())
+
+    @staticmethod
+    async def _refuse(message: str, scope: Scope, receive: Receive, send: Send) -> None:
+        response = JSONResponse(
+            {"error": message}, status_code=401, headers={"WWW-Authenticate": "Bearer"}
+        )
+        await response(scope, receive, send)
+
+
+def mount_http(
+    app: Starlette,
+    name: str,
+    server: MCPServer[Any],
+    *,
+    verify_token: TokenVerifier | None,
+    host: str = "127.0.0.1",
+) -> str:
+    """Serve `server` over streamable HTTP at /mcp/NAME inside `app` (FastAPI or Starlette).
+
+    Adds a route and chains the server's session manager into the app's lifespan, so call it
+    before the app starts. `verify_token=None` serves without auth (tests, local tools only).
+    `host` is the address the app is served on: loopback hosts get DNS-rebinding protection.
+    Returns the mounted path.
+    """
+    server.streamable_http_app(streamable_http_path="/", host=host)
+    manager = server.session_manager
+    endpoint: ASGIApp = StreamableHTTPASGIApp(manager)
+    if verify_token is not None:
+        endpoint = BearerAuth(endpoint, verify_token)
+    path = f"/mcp/{name}"
+    app.router.routes.append(Route(path, endpoint=endpoint))
+
+    outer = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(asgi_app: Any) -> AsyncIterator[Any]:
+        async with manager.run(), outer(asgi_app) as state:
+            yield state
+
+    app.router.lifespan_context = lifespan
+    return path

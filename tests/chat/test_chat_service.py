@@ -1,0 +1,177 @@
+"""ChatService on the test database (SQLite, and PostgreSQL when configured): what a turn stores,
+how a conversation reloads, artifact versions across turns, mode switches, and turn rules."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import pytest_asyncio
+from sqlalchemy import select
+
+from graphwright.artifacts.service import ArtifactService
+from graphwright.artifacts.store import SqlArtifactStore
+from graphwright.auth.models import AuthToken
+from graphwright.auth.service import AuthService
+from graphwright.chat.config import StdioServer
+from graphwright.chat.mcp_manager import McpManager
+from graphwright.chat.models import ChatRequest, ConversationPatch, Mode
+from graphwright.chat.service import ChatService
+from graphwright.core.artifacts import KNOWLEDGE_GRAPH
+from graphwright.db import Database
+from graphwright.errors import Conflict, Forbidden, NotFound
+from graphwright.graphmode.events import create_graph_events
+from graphwright.graphmode.service import GraphService
+from tests.chat.fakes import ScriptedChatModel, call, reply
+
+FLAKY = Path(__file__).parents[1] / "fixtures" / "chat" / "flaky_server.py"
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def manager() -> AsyncIterator[McpManager]:
+    manager = McpManager({"flaky": StdioServer(command=sys.executable, args=[str(FLAKY)])})
+    yield manager
+    await manager.aclose()
+
+
+@pytest.fixture
+def service(database: Database, manager: McpManager) -> ChatService:
+    return ChatService(
+        db=database,
+        manager=manager,
+        model=None,
+        artifacts=ArtifactService(SqlArtifactStore(database)),
+        graphs=GraphService(database, create_graph_events(database)),
+        auth=AuthService(database),
+        api_base_url="http://127.0.0.1:8000/",
+    )
+
+
+async def turn(service: ChatService, message: str, **fields: Any) -> dict[str, Any]:
+    handle = await service.start_turn(ChatRequest(message=message, **fields), actor="tester")
+    return await handle.response()
+
+
+def graph_of(response: dict[str, Any]) -> dict[str, Any]:
+    [artifact] = [a for a in response["artifacts"] if a["type"] == KNOWLEDGE_GRAPH]
+    return artifact
+
+
+async def test_turns_are_stored_and_reload_with_artifact_versions(service: ChatService) -> None:
+    first = await turn(service, "/flaky.chain A,B", conversationId="c1")
+    second = await turn(service, "/flaky.chain B,C\n/flaky.echo hi", conversationId="c1")
+    one, two = graph_of(first), graph_of(second)
+    assert two["artifactId"] == one["artifactId"]
+    assert two["metadata"]["previousVersionId"] == one["id"]
+    nodes = {node["id"] for node in orjson.loads(two["content"])["nodes"]}
+    assert nodes == {"A", "B", "C"}
+
+    body = service.get_conversation("c1")
+    assert body["title"] == "/flaky.chain A,B" and body["mode"] == "normal"
+    roles = [(m["role"], m["status"]) for m in body["messages"]]
+    assert roles == [("user", "complete"), ("assistant", "complete")] * 2
+    answers = [m for m in body["messages"] if m["role"] == "assistant"]
+    assert [[a["version"] for a in m["artifacts"]] for m in answers] == [[1], [2]]
+    assert orjson.loads(answers[0]["artifacts"][0]["content"]) == orjson.loads(one["content"])
+    assert [c["tool"] for c in answers[1]["toolCalls"]] == ["flaky.chain", "flaky.echo"]
+    assert answers[1]["toolCalls"][1]["result"] == "hi"
+    [stored] = body["artifacts"]
+    assert [v["version"] for v in stored["versions"]] == [1, 2]
+
+
+async def test_the_model_sees_the_conversation_so_far(service: ChatService) -> None:
+    service.model = ScriptedChatModel.with_script(["First answer.", "Second answer."])
+    await turn(service, "First question?", conversationId="h1")
+    await turn(service, "Second question?", conversationId="h1")
+    history = [(type(m).__name__, m.content) for m in service.model.received[1][1:]]
+    assert history == [
+        ("HumanMessage", "First question?"),
+        ("AIMessage", "First answer."),
+        ("HumanMessage", "Second question?"),
+    ]
+
+
+async def test_entering_graph_mode_seeds_the_graph_from_the_merged_artifact(
+    service: ChatService,
+) -> None:
+    await turn(service, "/flaky.chain A,B,C", conversationId="g1")
+    updated = service.update_conversation(
+        "g1", ConversationPatch(mode=Mode.GRAPH, title="Chain"), actor="tester"
+    )
+    assert updated["mode"] == "graph_mode" and updated["title"] == "Chain"
+    graph = service.graphs.to_graph("g1")
+    assert sorted(node["id"] for node in graph["nodes"]) == ["A", "B", "C"]
+    assert len(graph["links"]) == 2
+    version = service.graphs.version("g1")
+    # Back to normal and in again with nothing learned in between: the graph is left alone.
+    service.update_conversation("g1", ConversationPatch(mode=Mode.NORMAL), actor="tester")
+    service.update_conversation("g1", ConversationPatch(mode=Mode.GRAPH), actor="tester")
+    assert service.graphs.version("g1") == version
+    # Remove a node in Graph Mode, learn more in normal mode, come back: only the new knowledge
+    # arrives, and the removed node stays removed.
+    service.graphs.remove_node("g1", "A", actor="tester")
+    await turn(service, "/flaky.chain C,D", conversationId="g1", mode=Mode.NORMAL)
+    await turn(service, "/help", conversationId="g1", mode=Mode.GRAPH)
+    graph = service.graphs.to_graph("g1")
+    assert sorted(node["id"] for node in graph["nodes"]) == ["B", "C", "D"]
+    assert sorted((link["source"], link["target"]) for link in graph["links"]) == [
+        ("B", "C"),
+        ("C", "D"),
+    ]
+    with pytest.raises(NotFound, match="No conversation 'nope'"):
+        service.update_conversation("nope", ConversationPatch(title="x"), actor="tester")
+
+
+async def test_a_graph_mode_turn_gets_a_scoped_short_lived_token(service: ChatService) -> None:
+    response = await turn(service, "/help", conversationId="g2", mode=Mode.GRAPH)
+    assert response["mode"] == "graph_mode"
+    assert response["graph"] == {"conversationId": "g2", "version": 0}
+    context = service._database_context("g2")
+    assert context["conversationId"] == "g2"
+    assert context["apiBaseUrl"] == "http://127.0.0.1:8000"
+    principal = service.auth.authenticate(context["accessToken"])
+    assert principal.conversation_id == "g2"
+    with pytest.raises(Forbidden):
+        AuthService.authorize(principal, "another")
+    with service.db.read() as session:
+        token = session.scalar(select(AuthToken).where(AuthToken.id == principal.token_id))
+        assert token is not None and token.expires_at is not None
+        lifetime = token.expires_at - token.created_at
+    assert timedelta(minutes=1) <= lifetime <= timedelta(hours=1)
+
+
+async def test_one_turn_at_a_time_and_cancel(service: ChatService) -> None:
+    service.model = ScriptedChatModel.with_script(
+        [reply("Started.", call("flaky__sleep", seconds=20)), reply("never")]
+    )
+    handle = await service.start_turn(
+        ChatRequest(conversationId="busy", message="go"), actor="tester"
+    )
+    await asyncio.sleep(0.3)
+    with pytest.raises(Conflict, match="already running"):
+        await service.start_turn(ChatRequest(conversationId="busy", message="again"), actor="t")
+    with pytest.raises(Conflict, match="before switching mode"):
+        service.update_conversation("busy", ConversationPatch(mode=Mode.GRAPH), actor="tester")
+    assert await service.cancel("busy")
+    response = await handle.response()
+    assert response["status"] == "cancelled" and response["content"] == "Started."
+    events = [event.type async for event in handle.events()]
+    assert events[-1] == "done"
+    assert not await service.cancel("busy")
+    assert service.get_conversation("busy")["messages"][-1]["status"] == "cancelled"
+
+
+async def test_listing_is_newest_first_and_can_be_limited_to_one(service: ChatService) -> None:
+    for name in ("l1", "l2", "l3"):
+        await turn(service, "/help", conversationId=name)
+    assert [c["id"] for c in service.list_conversations()] == ["l3", "l2", "l1"]
+    assert [c["id"] for c in service.list_conversations(limit=1, offset=1)] == ["l2"]
+    assert [c["id"] for c in service.list_conversations(only="l1")] == ["l1"]

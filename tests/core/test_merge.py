@@ -1,0 +1,364 @@
+"""GraphAccumulator and load_graph: one test per merge rule (docs/merge.md)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import orjson
+import pytest
+
+from graphwright.core.graph import GraphFormatError, load_graph
+from graphwright.core.merge import GraphAccumulator
+from graphwright.errors import InvalidInput
+
+
+def node(node_id: str, **fields: object) -> dict:
+    return {"id": node_id, **fields}
+
+
+def link(source: str, target: str, label: str = "related_to", evidence=(), **fields) -> dict:
+    return {
+        "source": source,
+        "target": target,
+        "label": label,
+        "evidence": list(evidence),
+        **fields,
+    }
+
+
+def graph(nodes: list[dict], links: list[dict] | None = None) -> dict:
+    return {"nodes": nodes, "links": links or []}
+
+
+def merged(*graphs: dict, **options: bool) -> dict:
+    accumulator = GraphAccumulator(**options)
+    for item in graphs:
+        accumulator.add(item)
+    return accumulator.to_graph()
+
+
+def ids(result: dict) -> list[str]:
+    return [item["id"] for item in result["nodes"]]
+
+
+# -- load_graph ----------------------------------------------------------------------------------
+
+
+def test_load_graph_accepts_a_json_string_bytes_or_an_object() -> None:
+    data = graph([node("A"), node("B")], [link("A", "B")])
+    for content in (data, json.dumps(data), orjson.dumps(data)):
+        assert load_graph(content) == data
+
+
+def test_load_graph_defaults_missing_links_and_evidence_and_keeps_the_input() -> None:
+    data = {"nodes": [node("A")], "title": "kept"}
+    assert load_graph(data) == {"nodes": [node("A")], "links": [], "title": "kept"}
+    data = graph([node("A"), node("B")], [{"source": "A", "target": "B", "label": "x"}])
+    before = copy.deepcopy(data)
+    loaded = load_graph(data)
+    assert loaded["links"][0]["evidence"] == []
+    assert data == before
+    loaded["nodes"][0]["name"] = "changed"
+    assert "name" not in data["nodes"][0]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"nodes": [', "invalid JSON at line 1 column"),
+        ("[1, 2]", "a graph must be a JSON object, got a list"),
+        ("{}", "graph has no 'nodes' list"),
+        ('{"nodes": [], "edges": []}', "graph has 'edges', not 'links'"),
+        ('{"nodes": {}}', "'nodes' must be a list"),
+        ('{"nodes": [{"name": "x"}]}', "node 0 has no 'id'"),
+        ('{"nodes": [{"id": 7}]}', "node 0 has 'id' 7"),
+        ('{"nodes": [{"id": "A"}], "links": [{"source": "A"}]}', "link 0 has no 'target'"),
+        (
+            '{"nodes": [{"id": "A"}], "links": [{"source": "A", "target": "A"}, '
+            '{"source": "A", "target": "A"}, {"source": "A", "target": "A"}, '
+            '{"source": "A", "target": "X"}]}',
+            "link 3 points to missing node 'X'",
+        ),
+    ],
+)
+def test_load_graph_names_the_problem(content: str, message: str) -> None:
+    with pytest.raises(GraphFormatError, match=message.replace("(", r"\(")) as caught:
+        load_graph(content)
+    assert isinstance(caught.value, InvalidInput)
+
+
+def test_links_may_name_nodes_by_an_unnormalised_spelling() -> None:
+    loaded = load_graph(graph([node("NCBIGene:7157"), node("B")], [link("ncbigene:7157", "B")]))
+    assert loaded["links"][0]["source"] == "ncbigene:7157"
+
+
+# -- identifiers ---------------------------------------------------------------------------------
+
+
+def test_prefix_case_and_whitespace_make_one_node() -> None:
+    result = merged(
+        graph([node("NCBIGene:7157", name="TP53")]),
+        graph([node(" ncbigene:7157", name="TP53")]),
+    )
+    assert ids(result) == ["NCBIGene:7157"]
+
+
+def test_declared_equivalents_merge_under_the_priority_leader() -> None:
+    result = merged(
+        graph([node("HGNC:11998", name="TP53", equivalent_ids=["NCBIGene:7157"])]),
+        graph([node("NCBIGene:7157", name="TP53")]),
+        graph([node("ENSEMBL:ENSG00000141510", same_as="hgnc:11998")]),
+        graph([node("UniProtKB:P04637", xref=["ENSEMBL:ENSG00000141510"])]),
+    )
+    assert ids(result) == ["NCBIGene:7157"]
+    assert result["nodes"][0]["equivalent_ids"] == [
+        "NCBIGene:7157",
+        "HGNC:11998",
+        "ENSEMBL:ENSG00000141510",
+        "UniProtKB:P04637",
+    ]
+
+
+def test_links_are_repointed_to_the_leader() -> None:
+    result = merged(
+        graph(
+            [node("HGNC:11998", equivalent_ids=["NCBIGene:7157"]), node("MONDO:0007254")],
+            [link("HGNC:11998", "MONDO:0007254", "associated_with")],
+        )
+    )
+    assert [(item["source"], item["target"]) for item in result["links"]] == [
+        ("NCBIGene:7157", "MONDO:0007254")
+    ]
+
+
+def test_a_late_equivalence_unifies_earlier_nodes_and_merges_their_links() -> None:
+    accumulator = GraphAccumulator()
+    accumulator.add(
+        graph(
+            [node("HGNC:6973", name="MDM2"), node("X")],
+            [link("HGNC:6973", "X", "binds", ["PMID:1"])],
+        ),
+        "r1",
+    )
+    accumulator.add(
+        graph(
+            [node("NCBIGene:4193", name="MDM2"), node("X")],
+            [link("NCBIGene:4193", "X", "binds", ["PMID:2"])],
+        ),
+        "r2",
+    )
+    accumulator.add(graph([node("Y"), node("HGNC:6973")], [link("Y", "HGNC:6973", "binds")]), "r3")
+    assert (accumulator.node_count, accumulator.link_count) == (4, 3)
+    accumulator.add(graph([node("NCBIGene:4193", equivalent_ids=["HGNC:6973"])]), "r4")
+    result = accumulator.to_graph()
+    assert ids(result) == ["NCBIGene:4193", "X", "Y"]
+    assert sorted(result["nodes"][0]["provenance"]) == ["r1", "r2", "r3", "r4"]
+    assert [(item["source"], item["target"], item["evidence"], item["provenance"])
+            for item in result["links"]] == [
+        # the link already keyed by the leader absorbs the re-pointed one
+        ("NCBIGene:4193", "X", ["PMID:2", "PMID:1"], ["r2", "r1"]),
+        ("Y", "NCBIGene:4193", [], ["r3"]),
+    ]  # fmt: skip
+    assert (accumulator.node_count, accumulator.link_count) == (3, 2)
+
+
+# -- node properties -----------------------------------------------------------------------------
+
+
+def test_first_non_empty_scalar_wins_and_conflicts_are_recorded() -> None:
+    result = merged(
+        graph([node("A", name="", description="first", group=1)]),
+        graph([node("A", name="alpha", description="second", group=1)]),
+        graph([node(" A ", name="alpha", description="third")]),
+    )
+    [only] = result["nodes"]
+    assert only["name"] == "alpha"
+    assert only["description"] == "first"
+    assert only["conflicts"] == {"description": ["first", "second", "third"]}
+    assert "group" not in only["conflicts"]
+
+
+def test_lists_are_unioned_in_order() -> None:
+    result = merged(
+        graph([node("A", synonyms=["p53", "TP53"], refs=[{"a": 1, "b": 2}])]),
+        graph([node("A", synonyms=["TP53", "LFS1"], refs=[{"b": 2, "a": 1}, {"c": 3}])]),
+        graph([node("A", synonyms="cellular tumor antigen p53")]),
+    )
+    [only] = result["nodes"]
+    assert only["synonyms"] == ["p53", "TP53", "LFS1", "cellular tumor antigen p53"]
+    assert only["refs"] == [{"a": 1, "b": 2}, {"c": 3}]
+
+
+def test_category_and_entity_type_are_kept_as_given() -> None:
+    result = merged(
+        graph([node("A", entityType="Gene")]),
+        graph([node("A", category=["biolink:Gene"])]),
+    )
+    [only] = result["nodes"]
+    assert only["entityType"] == "Gene"
+    assert only["category"] == ["biolink:Gene"]
+    assert "conflicts" not in only
+
+
+# -- links ---------------------------------------------------------------------------------------
+
+
+def test_links_deduplicate_by_source_label_target_after_normalisation() -> None:
+    nodes = [node("NCBIGene:7157"), node("MONDO:0007254")]
+    result = merged(
+        graph(nodes, [link("NCBIGene:7157", "MONDO:0007254", "associated_with")]),
+        graph(
+            [node("ncbigene:7157"), node("MONDO:0007254")],
+            [
+                link("ncbigene:7157", "MONDO:0007254", "associated_with"),
+                link("ncbigene:7157", "MONDO:0007254", "treats"),
+                link("MONDO:0007254", "ncbigene:7157", "associated_with"),
+            ],
+        ),
+    )
+    assert [(item["source"], item["label"], item["target"]) for item in result["links"]] == [
+        ("NCBIGene:7157", "associated_with", "MONDO:0007254"),
+        ("NCBIGene:7157", "treats", "MONDO:0007254"),
+        ("MONDO:0007254", "associated_with", "NCBIGene:7157"),
+    ]
+
+
+def test_key_by_source_keeps_links_from_different_primary_sources_apart() -> None:
+    nodes = [node("A"), node("B")]
+    semmed = link("A", "B", "treats", primary_knowledge_source="infores:semmeddb")
+    ctd = link(
+        "A",
+        "B",
+        "treats",
+        sources=[
+            {"resource_id": "infores:aggregator", "resource_role": "aggregator_knowledge_source"},
+            {"resource_id": "infores:ctd", "resource_role": "primary_knowledge_source"},
+        ],
+    )
+    semmed_again = link("A", "B", "treats", primary_knowledge_source="infores:semmeddb")
+    assert len(merged(graph(nodes, [semmed, ctd, semmed_again]))["links"]) == 1
+    by_source = merged(graph(nodes, [semmed, ctd, semmed_again]), key_by_source=True)
+    assert len(by_source["links"]) == 2
+
+
+def test_differing_link_fields_are_kept_as_conflicts() -> None:
+    nodes = [node("A"), node("B")]
+    result = merged(
+        graph(nodes, [link("A", "B", score=0.5)]), graph(nodes, [link("A", "B", score=0.7)])
+    )
+    assert result["links"][0]["score"] == 0.5
+    assert result["links"][0]["conflicts"] == {"score": [0.5, 0.7]}
+
+
+# -- evidence ------------------------------------------------------------------------------------
+
+
+def test_evidence_is_unioned_when_only_one_side_has_any() -> None:
+    nodes = [node("A"), node("B")]
+    without = {"source": "A", "target": "B", "label": "x"}
+    result = merged(graph(nodes, [without]), graph(nodes, [link("A", "B", "x", ["PMID:1"])]))
+    assert result["links"][0]["evidence"] == ["PMID:1"]
+
+
+def test_pmid_spellings_are_one_evidence_item() -> None:
+    nodes = [node("A"), node("B")]
+    result = merged(
+        graph(nodes, [link("A", "B", "x", ["PMID:123", "pmid:123", " PMID: 123"])]),
+        graph(nodes, [link("A", "B", "x", ["https://pubmed.ncbi.nlm.nih.gov/123/", "PMID:4"])]),
+        graph(nodes, [link("A", "B", "x", [{"kind": "note", "text": "t"}, "free text "])]),
+        graph(nodes, [link("A", "B", "x", [{"text": "t", "kind": "note"}, "free text"])]),
+    )
+    assert result["links"][0]["evidence"] == [
+        "PMID:123",
+        "PMID:4",
+        {"kind": "note", "text": "t"},
+        "free text",
+    ]
+
+
+def test_bare_digits_count_as_pmids_in_publication_fields() -> None:
+    nodes = [node("A"), node("B")]
+    result = merged(
+        graph(nodes, [link("A", "B", "x", publications=["123", 456])]),
+        graph(nodes, [link("A", "B", "x", publications=["PMID:123", "pmid:789"])]),
+    )
+    assert result["links"][0]["publications"] == ["PMID:123", "PMID:456", "PMID:789"]
+
+
+# -- inputs, order, provenance, output -------------------------------------------------------------
+
+
+def test_inputs_are_never_modified() -> None:
+    first = graph(
+        [node("ncbigene:7157", synonyms=["p53"]), node("B")],
+        [link("ncbigene:7157", "B", "x", ["pmid:1"], extra=["a"])],
+    )
+    second = graph(
+        [node("HGNC:11998", equivalent_ids=["NCBIGene:7157"], synonyms=["TP53"]), node("B")],
+        [link("HGNC:11998", "B", "x", ["PMID:2"], extra=["b"])],
+    )
+    before = copy.deepcopy([first, second])
+    accumulator = GraphAccumulator()
+    accumulator.add(first)
+    accumulator.add(second)
+    accumulator.add(first)
+    assert [first, second] == before
+
+
+def test_output_is_first_seen_order_with_provenance() -> None:
+    accumulator = GraphAccumulator()
+    accumulator.add(graph([node("B"), node("A")], [link("B", "A")]))
+    accumulator.add(
+        graph([node("C"), node("A"), node("B")], [link("C", "A"), link("B", "A")]), "call-7"
+    )
+    result = accumulator.to_graph()
+    assert ids(result) == ["B", "A", "C"]
+    assert [item["provenance"] for item in result["nodes"]] == [
+        ["result-1", "call-7"],
+        ["result-1", "call-7"],
+        ["call-7"],
+    ]
+    assert [item["provenance"] for item in result["links"]] == [["result-1", "call-7"], ["call-7"]]
+
+
+def test_to_graph_is_a_fresh_copy_and_to_json_matches_it() -> None:
+    accumulator = GraphAccumulator()
+    accumulator.add(graph([node("A", tags=["x"]), node("B")], [link("A", "B", "x", ["PMID:1"])]))
+    first = accumulator.to_graph()
+    assert orjson.loads(accumulator.to_json()) == first
+    first["nodes"][0]["tags"].append("changed")
+    first["links"][0]["evidence"].append("changed")
+    first["nodes"].clear()
+    assert accumulator.to_graph()["nodes"][0]["tags"] == ["x"]
+    assert accumulator.to_graph()["links"][0]["evidence"] == ["PMID:1"]
+
+
+def test_content_as_a_json_string_is_merged_too() -> None:
+    accumulator = GraphAccumulator()
+    accumulator.add(json.dumps(graph([node("GO:1")])))
+    accumulator.add(orjson.dumps(graph([node("go:1"), node("B")], [link("go:1", "B")])))
+    assert (accumulator.node_count, accumulator.link_count) == (2, 1)
+
+
+def test_a_bad_result_changes_nothing() -> None:
+    accumulator = GraphAccumulator()
+    accumulator.add(graph([node("A"), node("B")], [link("A", "B")]))
+    before = accumulator.to_graph()
+    bad = graph([node("A", name="x"), node("C", equivalent_ids=["A"])], [link("A", "Z")])
+    with pytest.raises(GraphFormatError, match="link 0 points to missing node 'Z'"):
+        accumulator.add(bad)
+    assert accumulator.to_graph() == before
+    accumulator.add(graph([node("D")]))
+    assert accumulator.to_graph()["nodes"][-1]["provenance"] == ["result-2"]
+
+
+def test_adding_a_merged_graph_keeps_its_provenance() -> None:
+    first = GraphAccumulator()
+    first.add(graph([node("A"), node("B")], [link("A", "B")]), "call-1")
+    second = GraphAccumulator()
+    second.add(first.to_graph(), "carried")
+    second.add(graph([node("A")]), "call-2")
+    result = second.to_graph()
+    assert result["nodes"][0]["provenance"] == ["call-1", "carried", "call-2"]
+    assert result["links"][0]["provenance"] == ["call-1", "carried"]

@@ -1,0 +1,157 @@
+"""mcpkit: annotations, results with artifacts, GraphwrightError -> tool error, bearer auth."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult, EmbeddedResource, TextContent
+from pydantic import BaseModel
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from graphwright import mcpkit
+from graphwright.errors import Conflict, NotFound, Unauthorized
+
+
+class Count(BaseModel):
+    letters: int
+
+
+def demo_server():
+    server = mcpkit.new_server("demo", instructions="Counts letters.")
+
+    @mcpkit.tool(server, name="countLetters", annotations=mcpkit.hints(read_only=True))
+    def count_letters(word: str) -> Annotated[CallToolResult, Count]:
+        """Count the letters of a word.
+
+        Returns the count and a graph artifact.
+        """
+        if word == "missing":
+            raise NotFound("No word 'missing' here")
+        graph = {"nodes": [{"id": word, "name": word}], "links": []}
+        artifact = mcpkit.Artifact(mcpkit.KNOWLEDGE_GRAPH, "Word graph", graph, metadata={"n": 1})
+        return mcpkit.tool_result(
+            f"'{word}' has {len(word)} letters.",
+            structured=Count(letters=len(word)),
+            artifacts=[artifact],
+        )
+
+    @mcpkit.tool(
+        server,
+        name="renameWord",
+        annotations=mcpkit.hints(read_only=False, destructive=True, idempotent=True),
+    )
+    async def rename_word(word: str) -> CallToolResult:
+        """Rename a word (always conflicts, for the test)."""
+        raise Conflict(f"'{word}' changed meanwhile", current_version=3)
+
+    @mcpkit.tool(server, name="crash", annotations=mcpkit.hints(read_only=True))
+    def crash() -> CallToolResult:
+        """Fail unexpectedly."""
+        raise RuntimeError("secret internals")
+
+    return server
+
+
+def test_hints_state_every_hint() -> None:
+    read = mcpkit.hints(read_only=True, destructive=True, open_world=True)
+    assert (read.read_only_hint, read.destructive_hint, read.idempotent_hint) == (True, False, True)
+    assert read.open_world_hint is True
+    write = mcpkit.hints(read_only=False, destructive=True)
+    assert (write.read_only_hint, write.destructive_hint, write.idempotent_hint) == (
+        False,
+        True,
+        False,
+    )
+
+
+def test_artifact_travels_as_an_embedded_resource() -> None:
+    artifact = mcpkit.Artifact(mcpkit.BIBLIOGRAPHY, "Refs", [{"pmid": "1"}])
+    resource = artifact.to_resource()
+    assert resource.resource.uri == f"graphwright://artifact/{artifact.id}"
+    assert resource.resource.mime_type == "application/vnd.bibliography"
+    assert json.loads(resource.resource.text) == [{"pmid": "1"}]
+    assert resource.resource.meta == {"title": "Refs"}
+    assert resource.annotations.audience == ["user"]
+    markdown = mcpkit.Artifact(mcpkit.MARKDOWN, "Doc", "# Hi", metadata={"source": "x"})
+    assert markdown.to_resource().resource.text == "# Hi"
+    assert markdown.to_resource().resource.meta == {"title": "Doc", "metadata": {"source": "x"}}
+
+
+async def test_tools_through_a_client() -> None:
+    async with Client(demo_server()) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert tools["countLetters"].description == (
+            "Count the letters of a word.\n\nReturns the count and a graph artifact."
+        )
+        assert tools["countLetters"].output_schema["properties"] == {
+            "letters": {"title": "Letters", "type": "integer"}
+        }
+        assert tools["renameWord"].annotations.destructive_hint is True
+
+        result = await client.call_tool("countLetters", {"word": "kinase"})
+        assert not result.is_error
+        text, resource = result.content
+        assert isinstance(text, TextContent) and text.text == "'kinase' has 6 letters."
+        assert isinstance(resource, EmbeddedResource)
+        assert resource.resource.mime_type == mcpkit.KNOWLEDGE_GRAPH
+        assert result.structured_content == {"letters": 6}
+
+        missing = await client.call_tool("countLetters", {"word": "missing"})
+        assert missing.is_error
+        assert [block.text for block in missing.content] == ["No word 'missing' here"]
+
+        conflict = await client.call_tool("renameWord", {"word": "x"})
+        assert conflict.is_error
+        assert conflict.content[0].text == "'x' changed meanwhile"
+
+        crash = await client.call_tool("crash", {})
+        assert crash.is_error
+        assert "secret internals" not in crash.content[0].text
+
+
+@pytest.mark.parametrize("verdict_is_async", [False, True])
+def test_bearer_auth(verdict_is_async: bool) -> None:
+    def check(token: str) -> bool:
+        return token == "good"
+
+    async def check_async(token: str) -> bool:
+        return token == "good"
+
+    async def ok(request):
+        return PlainTextResponse("ok")
+
+    guarded = mcpkit.BearerAuth(Route("/", ok), check_async if verdict_is_async else check)
+    client = TestClient(Starlette(routes=[Route("/", guarded)]))
+    assert client.get("/", headers={"Authorization": "Bearer good"}).text == "ok"
+    for headers, message in [
+        ({}, "A bearer token is required"),
+        ({"Authorization": "Basic good"}, "A bearer token is required"),
+        ({"Authorization": "Bearer bad"}, "The bearer token is not valid."),
+    ]:
+        response = client.get("/", headers=headers)
+        assert response.status_code == 401
+        assert response.headers["www-authenticate"] == "Bearer"
+        assert response.json()["error"].startswith(message)
+
+
+def test_bearer_auth_passes_on_unauthorized_messages_and_keeps_the_principal() -> None:
+    def authenticate(token: str) -> dict[str, str]:
+        if token != "good":
+            raise Unauthorized("The bearer token has expired; mint a new one")
+        return {"label": "tester"}
+
+    async def whoami(request):
+        return PlainTextResponse(request.state.principal["label"])
+
+    guarded = mcpkit.BearerAuth(Route("/", whoami), authenticate)
+    client = TestClient(Starlette(routes=[Route("/", guarded)]))
+    assert client.get("/", headers={"Authorization": "Bearer good"}).text == "tester"
+    expired = client.get("/", headers={"Authorization": "Bearer old"})
+    assert expired.status_code == 401
+    assert expired.json() == {"error": "The bearer token has expired; mint a new one"}
