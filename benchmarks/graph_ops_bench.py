@@ -203,8 +203,9 @@ def report(name: str, results: dict[int, dict[str, object]]) -> bool:
     smallest, largest = sizes[0], sizes[-1]
     passed = True
     print(f"\n{name}: single operations through HTTP (ms)")
-    print(f"{'nodes':>8} {'edges':>8} | {'add-edge p50':>12} {'p99':>7} | {'memory server p50':>17} "
-          f"{'ratio':>6} | {'undo p50':>8} {'p99':>7} | {'redo p50':>8} {'p99':>7}")  # fmt: skip
+    print(f"{'nodes':>8} {'edges':>8} | {'add-edge p50':>12} {'p99':>7} | "
+          f"{'memory server p50':>17} {'ratio':>6} | {'undo p50':>8} {'p99':>7} | "
+          f"{'redo p50':>8} {'p99':>7}")  # fmt: skip
     for nodes in sizes:
         row = results[nodes]
         add, undo, redo = row["add-edge"], row["undo"], row["redo"]  # type: ignore[misc]
@@ -250,7 +251,9 @@ def main() -> None:
     passed &= ok
     print(f"\nbulk import of {largest:,} nodes + {largest * EDGES_PER_NODE:,} edges "
           f"(one POST /import, merge included):")  # fmt: skip
-    print(f"  SQLite      {sqlite_import:6.1f} s (target < {limit:.0f} s) {'PASS' if ok else 'FAIL'}")
+    print(
+        f"  SQLite      {sqlite_import:6.1f} s (target < {limit:.0f} s) {'PASS' if ok else 'FAIL'}"
+    )
     if not args.no_postgres:
         with postgres_schema() as pg_url:
             if pg_url is None:

@@ -261,3 +261,18 @@ def test_convert_refuses_a_tool_result_with_several_graphs(tmp_path: Path) -> No
     result = _run("convert", str(path), str(tmp_path / "x.json"))
     assert result.exit_code == 2
     assert "two.json: holds 2 graphs; combine them with `graphwright graph merge`" in result.stderr
+
+
+def test_names_with_brackets_are_printed_as_they_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    graph = {
+        "nodes": [{"id": "X:[1]", "name": "[bold]TP53", "category": "[red]Gene"}],
+        "links": [{"source": "X:[1]", "target": "X:[1]", "label": "self", "evidence": []}],
+    }
+    monkeypatch.chdir(tmp_path)
+    Path("g[1].json").write_bytes(orjson.dumps(graph))
+    result = runner.invoke(app, ["graph", "stats", "g[1].json"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    for text in ("g[1].json", "X:[1]", "[bold]TP53", "[red]Gene"):
+        assert text in result.stdout

@@ -25,7 +25,7 @@ JSONType = JSON().with_variant(JSONB(), "postgresql")
 
 
 class Base(DeclarativeBase):
-    type_annotation_map = {dict[str, Any]: JSONType, list[Any]: JSONType}  # noqa: RUF012
+    type_annotation_map = {dict[str, Any]: JSONType, list[Any]: JSONType}
 
 
 def make_engine(url: str) -> Engine:

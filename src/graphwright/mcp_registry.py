@@ -20,6 +20,7 @@ SERVERS: dict[str, str] = {
     "grants": "graphwright.sources.tools:grants_server",
     "kg": "graphwright.sources.tools:kg_server",
     "graph": "graphwright.graphmode.tools:graph_server",
+    "artifacts": "graphwright.artifacts.tools:artifacts_server",
 }
 
 

@@ -21,9 +21,9 @@ from graphwright.artifacts.service import (
     ListArtifactsInput,
 )
 from graphwright.artifacts.store import SqlArtifactStore
-from graphwright.core.artifacts import BIBLIOGRAPHY, KNOWLEDGE_GRAPH
+from graphwright.core.artifacts import BIBLIOGRAPHY, KNOWLEDGE_GRAPH, ChatArtifact
 from graphwright.db import Database
-from graphwright.errors import Conflict, NotFound
+from graphwright.errors import Conflict, InvalidInput, NotFound
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "artifacts"
 
@@ -172,3 +172,54 @@ def test_carried_artifacts_become_versions_in_the_store(service: ArtifactService
     assert graph_v3.metadata["previousVersionId"] == graph_v2.id
     assert service.start_turn("conv-1", carry_over=False).finalize() == []
     assert bibliography_v1.type == BIBLIOGRAPHY
+
+
+def chat(artifact_id: str, content: str, *, type: str = "text/markdown") -> ChatArtifact:
+    return ChatArtifact(
+        id=artifact_id, artifact_id=artifact_id, type=type, title="T", content=content
+    )
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "message"),
+    [
+        (chat("elsewhere", "# moved"), NotFound, "No artifact 'elsewhere' in this conversation"),
+        (chat("pdf", "%%% not base64", type="application/pdf"), InvalidInput, "base64"),
+    ],
+)
+def test_a_turn_is_saved_whole_or_not_at_all(
+    service: ArtifactService, bad: ChatArtifact, error: type[Exception], message: str
+) -> None:
+    service.artifact_update(
+        update(artifact={"artifactId": "elsewhere", "parts": [{"text": "x"}]}), context_id="conv-2"
+    )
+    service.save_turn("conv-1", [chat("kept", "v1")], task_id="turn-1")
+    before = service.get_artifact(GetArtifactInput(artifact_id="kept"), context_id="conv-1")
+    turn = [chat("kept", "v2"), chat("notes", "# new"), bad]
+    with pytest.raises(error, match=message):
+        service.save_turn("conv-1", turn, task_id="turn-2")
+    listed = service.list_artifacts(ListArtifactsInput(), context_id="conv-1")
+    assert [(s.artifact_id, s.version) for s in listed] == [("kept", 1)]
+    after = service.get_artifact(GetArtifactInput(artifact_id="kept"), context_id="conv-1")
+    assert after == before
+    assert [e.sequence for e in service.store.events("conv-1")] == [1]
+
+    writes = service.save_turn("conv-1", turn[:2], task_id="turn-2")
+    assert [(w.artifact_id, w.version, w.sequence) for w in writes] == [
+        ("kept", 2, 2),
+        ("notes", 1, 3),
+    ]
+
+
+async def test_deleting_an_artifact_is_an_event(service: ArtifactService) -> None:
+    service.artifact_update(
+        update(artifact={"artifactId": "a", "name": "A", "parts": [{"text": "x"}]}),
+        context_id="conv-1",
+    )
+    service.delete_artifact(DeleteArtifactInput(artifact_id="a"), context_id="conv-1")
+    stream = service.subscribe("conv-1")
+    async with aclosing(stream) as events:
+        created = await asyncio.wait_for(anext(events), 10)
+        deleted = await asyncio.wait_for(anext(events), 10)
+    assert (created.metadata["operation"], deleted.metadata["operation"]) == ("create", "delete")
+    assert (deleted.artifact.artifact_id, deleted.last_chunk, deleted.append) == ("a", True, False)

@@ -17,7 +17,7 @@ from graphwright.artifacts.events import ArtifactEvent
 from graphwright.artifacts.store import ArtifactStore, InMemoryArtifactStore, SqlArtifactStore
 from graphwright.core.artifacts import Artifact, Part, apply_update
 from graphwright.db import Database
-from graphwright.errors import Conflict, NotFound
+from graphwright.errors import Conflict, InvalidInput, NotFound
 
 
 @pytest.fixture(params=["memory", "sql"])
@@ -155,6 +155,74 @@ def test_events_are_a2a_shaped_and_numbered_per_context(store: ArtifactStore) ->
     assert store.events("c1", after_sequence=1) == [second]
 
 
+def test_update_many_stores_all_or_none(store: ArtifactStore) -> None:
+    store.create(art("a", Part(text="kept"), Part(data=1)), context_id="c1")
+    store.create(art("theirs", Part(text="x")), context_id="c2")
+    before = (store.get("a"), store.versions("a"), store.events("c1"))
+    batch = [
+        art("a", Part(text="replaced"), Part(data=2)),
+        art("new", Part(text="y")),
+        art("theirs", Part(text="z")),  # another conversation's: refused, after two writes
+    ]
+    with pytest.raises(NotFound, match="No artifact 'theirs' in this conversation"):
+        store.update_many(batch, append=False, context_id="c1")
+    assert (store.get("a"), store.versions("a"), store.events("c1")) == before
+    assert [s.artifact_id for s in store.list(context_id="c1")] == ["a"]
+    assert content(store, "theirs") == [("text", "x")]
+
+    writes = store.update_many(batch[:2], append=False, context_id="c1", task_id="t")
+    assert [(w.artifact_id, w.operation, w.version, w.sequence) for w in writes] == [
+        ("a", "replace", 2, 2),
+        ("new", "create", 1, 3),
+    ]
+    assert content(store, "a") == [("text", "replaced"), ("data", 2)]
+    assert [e.sequence for e in store.events("c1")] == [1, 2, 3]
+
+
+async def test_a_delete_sends_a_tombstone_event(store: ArtifactStore) -> None:
+    store.create(art("a", Part(text="x"), name="A"), context_id="c1", task_id="t1")
+    store.update(art("a", Part(text="y")), append=True)
+    listener = asyncio.create_task(take(store, 4))
+    await asyncio.sleep(0.05)
+    await asyncio.to_thread(store.delete, "a")
+    store.create(art("a", Part(text="again")), context_id="c1")
+    received = await asyncio.wait_for(listener, 10)
+    assert [e.sequence for e in received] == [1, 2, 3, 4]
+    assert received[2].to_json_dict() == {
+        "taskId": "t1",
+        "contextId": "c1",
+        "artifact": {"artifactId": "a", "name": "A", "parts": [{"text": ""}]},
+        "append": False,
+        "lastChunk": True,
+        "metadata": {"sequence": 3, "version": 3, "operation": "delete"},
+    }
+    assert store.events("c1") == received
+    assert store.get("a").version == 1
+    with pytest.raises(NotFound):
+        store.delete("a", context_id="c2")
+    assert len(store.events("c1")) == 4
+
+
+@pytest.mark.parametrize(
+    "artifact",
+    [
+        art("a", Part(text="one\x00two")),
+        art("a", Part(data={"k": ["\x00"]})),
+        art("a", Part(text="x"), metadata={"\x00": 1}),
+    ],
+)
+def test_nul_characters_are_refused_on_every_backend(
+    store: ArtifactStore, artifact: Artifact
+) -> None:
+    store.create(art("a", Part(text="kept")), context_id="c1")
+    with pytest.raises(InvalidInput, match=r"contains a NUL character \(\\u0000\)"):
+        store.update(artifact, append=True)
+    assert content(store, "a") == [("text", "kept")]
+    binary = store.update(art("a", Part(raw=b"\x00\x01", media_type="x/y")), append=True)
+    assert binary.version == 2
+    assert content(store, "a")[-1] == ("raw", b"\x00\x01")
+
+
 async def take(store: ArtifactStore, count: int, after: int = 0) -> list[ArtifactEvent]:
     received: list[ArtifactEvent] = []
     async with aclosing(store.subscribe("c1", after_sequence=after)) as events:
@@ -216,7 +284,7 @@ def test_concurrent_appends_lose_nothing(store: ArtifactStore) -> None:
 
 part_lists = st.lists(
     st.one_of(
-        st.text(max_size=3).map(lambda t: Part(text=t)),
+        st.text(st.characters(exclude_characters="\x00"), max_size=3).map(lambda t: Part(text=t)),
         st.integers(0, 9).map(lambda n: Part(data=n)),
         st.binary(min_size=1, max_size=3).map(lambda b: Part(raw=b, media_type="x/y")),
     ),

@@ -1,8 +1,8 @@
 """A live graphwright server for the chat tests: real uvicorn, real MCP servers over stdio.
 
 The server runs in the module's event loop, so a test can swap the chat model (the scripted fake)
-between turns. graphwright's own MCP servers come from the registry, plus the tiny `flaky` test
-server from tests/fixtures/chat; they start once per module, on first use.
+between turns. graphwright's own MCP servers come from the registry (less `grants`), plus the tiny
+`flaky` test server from tests/fixtures/chat; they start once per module, on first use.
 """
 
 from __future__ import annotations
@@ -72,7 +72,10 @@ class Live:
 async def live(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Live]:
     home = tmp_path_factory.mktemp("chat-home")
     port = free_port()
-    servers = {"flaky": {"command": sys.executable, "args": [str(FLAKY)], "timeout": 20}}
+    servers = {
+        "flaky": {"command": sys.executable, "args": [str(FLAKY)], "timeout": 20},
+        "grants": {"disabled": True},  # not used here; one process less to start
+    }
     (home / "mcp_servers.json").write_text(json.dumps({"mcpServers": servers}))
     settings = Settings(
         home=home, offline=True, api_url=f"http://127.0.0.1:{port}", model=None, mcp_config=None

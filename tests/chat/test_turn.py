@@ -90,7 +90,7 @@ async def test_parallel_calls_then_an_answer(manager: McpManager) -> None:
     # the second model call saw both results, in the order the model asked for them
     results = [m for m in model.received[1] if isinstance(m, ToolMessage)]
     assert [m.content for m in results] == ["slept 0.4", "x"]
-    tools = ["echo", "pid", "sleep", "context", "crash"]
+    tools = ["echo", "pid", "sleep", "context", "chain", "crash"]
     assert model.offered == [
         [f"{server}__{tool}" for server in ("flaky", "steady") for tool in tools]
     ]
@@ -129,9 +129,11 @@ async def test_a_crash_is_an_error_for_that_call_and_the_next_turn_restarts(
         reply("", call("flaky__echo", text="after the crash")),
         reply("Done despite the crash."),
     ]
-    turn, events, _ = await run_turn(manager, script)
+    turn, events, model = await run_turn(manager, script)
     errors = events.of("error")
     assert errors and errors[0]["tool"] == "flaky.crash"
+    answers = [m for m in model.received[1] if isinstance(m, ToolMessage)]
+    assert [m.status for m in answers] == ["error", "success"]
     assert "stopped during the call" in errors[0]["message"]
     assert turn.stop_reason == "answered"
     assert turn.text == "Done despite the crash."
@@ -201,3 +203,10 @@ async def test_slash_commands_run_in_order(manager: McpManager) -> None:
     assert "No tool 'flaky.nothing'" in recorder.of("error")[0]["message"]
     assert "`/flaky.sleep <seconds>`" in turn.text
     assert "graph.echo" not in turn.text
+
+
+async def test_a_model_failure_is_an_error_event_and_ends_the_turn(manager: McpManager) -> None:
+    turn, events, _ = await run_turn(manager, [])  # the model has nothing to say: it raises
+    assert turn.stop_reason == "model_error"
+    assert events.of("error")[0]["message"].startswith("The model could not answer:")
+    assert turn.text.startswith("The model could not answer:")

@@ -104,3 +104,12 @@ def test_title_key() -> None:
         "1992",
     )
     assert title_key({"title": " -- "}) is None
+
+
+def test_a_carried_bibliography_keeps_its_provenance() -> None:
+    earlier = CitationSet()
+    earlier.add([SURFING], "call-1")
+    carried = CitationSet()
+    carried.add(earlier.to_list(), "previous-turn")
+    carried.add([{"pmid": "11099028"}], "call-9")
+    assert carried.to_list()[0]["provenance"] == ["call-1", "previous-turn", "call-9"]

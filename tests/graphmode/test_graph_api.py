@@ -17,7 +17,9 @@ BASE = "/api/graph/c1"
 
 def post_node(client: TestClient, auth: dict[str, str], node_id: str, **extra: object) -> dict:
     response = client.post(
-        f"{BASE}/nodes", headers=auth, json={"id": node_id, "label": node_id, "type": "gene", **extra}
+        f"{BASE}/nodes",
+        headers=auth,
+        json={"id": node_id, "label": node_id, "type": "gene", **extra},
     )
     assert response.status_code == 201, response.text
     return response.json()
@@ -50,9 +52,12 @@ def test_every_graph_route_needs_a_token(client: TestClient, method: str, path: 
 
 def test_scoped_token_cannot_touch_another_conversation(client: TestClient, app: FastAPI) -> None:
     scoped = {"Authorization": f"Bearer {app.state.auth_service.mint(conversation_id='c1')}"}
-    assert client.post(
-        f"{BASE}/nodes", headers=scoped, json={"label": "a", "type": "gene"}
-    ).status_code == 201
+    assert (
+        client.post(
+            f"{BASE}/nodes", headers=scoped, json={"label": "a", "type": "gene"}
+        ).status_code
+        == 201
+    )
     other = client.get("/api/graph/c2/state", headers=scoped)
     assert other.status_code == 403
     assert "'c1'" in other.json()["error"]["message"]
@@ -180,7 +185,9 @@ def test_state_paging_and_filters(client: TestClient, auth: dict[str, str]) -> N
     for i in range(5):
         post_node(client, auth, f"N:{i}", type="gene" if i < 3 else "drug")
     for i in range(4):
-        client.post(f"{BASE}/edges", headers=auth, json={"source": f"N:{i}", "target": f"N:{i + 1}"})
+        client.post(
+            f"{BASE}/edges", headers=auth, json={"source": f"N:{i}", "target": f"N:{i + 1}"}
+        )
     page = client.get(f"{BASE}/state?limit=2&offset=2", headers=auth).json()["data"]
     assert [n["id"] for n in page["nodes"]] == ["N:2", "N:3"]
     assert page["metadata"]["hasMore"] is True and page["metadata"]["nodeCount"] == 5
@@ -226,19 +233,21 @@ async def test_events_stream_change_events(live_server: LiveServer) -> None:
     token = live_server.app.state.auth_service.mint(conversation_id="c1")
     headers = {"Authorization": f"Bearer {token}"}
     received: list[dict] = []
-    async with httpx.AsyncClient(base_url=live_server.url, headers=headers, timeout=20) as http:
-        async with http.stream("GET", f"{BASE}/events") as stream:
-            lines = stream.aiter_lines()
-            while not (await anext(lines)).startswith("event: ready"):
-                pass
-            for i in range(2):
-                response = await http.post(
-                    f"{BASE}/nodes", json={"id": f"E:{i}", "label": "e", "type": "gene"}
-                )
-                assert response.status_code == 201
-            while len(received) < 2:
-                line = await asyncio.wait_for(anext(lines), timeout=10)
-                if line.startswith("data:") and '"command"' in line:
-                    received.append(json.loads(line.removeprefix("data:").strip()))
+    async with (
+        httpx.AsyncClient(base_url=live_server.url, headers=headers, timeout=20) as http,
+        http.stream("GET", f"{BASE}/events") as stream,
+    ):
+        lines = stream.aiter_lines()
+        while not (await anext(lines)).startswith("event: ready"):
+            pass
+        for i in range(2):
+            response = await http.post(
+                f"{BASE}/nodes", json={"id": f"E:{i}", "label": "e", "type": "gene"}
+            )
+            assert response.status_code == 201
+        while len(received) < 2:
+            line = await asyncio.wait_for(anext(lines), timeout=10)
+            if line.startswith("data:") and '"command"' in line:
+                received.append(json.loads(line.removeprefix("data:").strip()))
     assert [(e["version"], e["command"]) for e in received] == [(1, "addNode"), (2, "addNode")]
     assert received[0]["conversationId"] == "c1" and received[0]["actor"].startswith("token:")

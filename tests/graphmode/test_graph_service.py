@@ -32,9 +32,7 @@ def link(source: str, target: str, label: str = "related_to", **data: object) ->
 
 def small_graph(service: GraphService) -> None:
     service.add_nodes(C, [gene("A:1"), gene("B:1"), gene("C:1", kind="disease")], actor=ACTOR)
-    service.add_edges(
-        C, [link("A:1", "B:1"), link("B:1", "C:1"), link("C:1", "A:1")], actor=ACTOR
-    )
+    service.add_edges(C, [link("A:1", "B:1"), link("B:1", "C:1"), link("C:1", "A:1")], actor=ACTOR)
 
 
 def snapshot(service: GraphService) -> tuple[list[tuple], list[tuple]]:
@@ -165,15 +163,11 @@ def test_bulk_remove_by_degree(service: GraphService) -> None:
     small_graph(service)
     service.add_node(C, gene("D:1"), actor=ACTOR)
     service.add_edge(C, link("A:1", "D:1"), actor=ACTOR)
-    preview, _ = service.remove_nodes(
-        C, NodeSelection(min_degree=3), actor=ACTOR, preview=True
-    )
+    preview, _ = service.remove_nodes(C, NodeSelection(min_degree=3), actor=ACTOR, preview=True)
     assert preview.node_ids == ["A:1"]
     exact, _ = service.remove_nodes(C, NodeSelection(degree=1), actor=ACTOR, preview=True)
     assert exact.node_ids == ["D:1"]
-    typed, _ = service.remove_nodes(
-        C, NodeSelection(max_degree=2, type="disease"), actor=ACTOR
-    )
+    typed, _ = service.remove_nodes(C, NodeSelection(max_degree=2, type="disease"), actor=ACTOR)
     assert typed.node_ids == ["C:1"]
     with pytest.raises(ValueError, match="exactly one"):
         NodeSelection(ids=["A:1"], min_degree=1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -38,19 +39,60 @@ def graph(
     return nodes, edges
 
 
+def overview_of(
+    nodes: list[dict[str, Any]], edges: list[dict[str, Any]], version: int | None = 3
+) -> summary.Overview:
+    return summary.Overview(
+        node_count=len(nodes),
+        edge_count=len(edges),
+        version=version,
+        node_types=Counter(n["type"] for n in nodes),
+        edge_labels=Counter(e["label"] for e in edges),
+        top_nodes=summary.top_by_degree(nodes, edges, 10),
+    )
+
+
+def page(
+    nodes: list[dict[str, Any]],
+    edges: list[dict[str, Any]],
+    *,
+    budget: int = summary.DEFAULT_TOKEN_BUDGET,
+    cursor: str | None = None,
+    overview: summary.Overview | None = None,
+) -> summary.Summary:
+    """One page as GraphService.state would serve its window: nodes by id, edges by source."""
+    nodes = sorted(nodes, key=lambda n: n["id"])
+    start = summary.start(cursor).node_index
+    size = summary.window_size(budget)
+    window = nodes[start : start + size]
+    ids = {n["id"] for n in window}
+    window_edges = sorted(
+        (e for e in edges if e["source"] in ids), key=lambda e: (e["source"], e["id"])
+    )
+    return summary.summarize(
+        overview or overview_of(nodes, edges),
+        window,
+        window_edges,
+        cursor=cursor,
+        more_after_window=start + size < len(nodes),
+        token_budget=budget,
+    )
+
+
 def page_through(
     nodes: list[dict[str, Any]], edges: list[dict[str, Any]], budget: int
 ) -> tuple[list[str], list[str], list[summary.Summary]]:
+    overview = overview_of(nodes, edges)
     seen_nodes: list[str] = []
     seen_edges: list[str] = []
     pages: list[summary.Summary] = []
     cursor = None
     while True:
-        page = summary.summarize(nodes, edges, version=3, token_budget=budget, cursor=cursor)
-        pages.append(page)
-        seen_nodes += [n["id"] for n in page.data["nodes"]]
-        seen_edges += [e["id"] for e in page.data["edges"]]
-        cursor = page.data["nextCursor"]
+        told = page(nodes, edges, budget=budget, cursor=cursor, overview=overview)
+        pages.append(told)
+        seen_nodes += [n["id"] for n in told.data["nodes"]]
+        seen_edges += [e["id"] for e in told.data["edges"]]
+        cursor = told.data["nextCursor"]
         if cursor is None:
             return seen_nodes, seen_edges, pages
         assert len(pages) < 10_000
@@ -69,7 +111,7 @@ def test_small_graph_fits_on_one_page() -> None:
             "label": "associated_with",
         }
     ]
-    told = summary.summarize(nodes, edges, version=3)
+    told = page(nodes, edges)
     assert told.data["nextCursor"] is None
     assert told.data["nodeTypes"] == {"gene": 1, "disease": 1}
     assert told.data["edgeLabels"] == {"associated_with": 1}
@@ -80,7 +122,7 @@ def test_small_graph_fits_on_one_page() -> None:
 
 
 def test_empty_graph() -> None:
-    told = summary.summarize([], [], version=0)
+    told = summary.summarize(summary.Overview(0, 0, 0, top_nodes=[]), [], [])
     assert told.text == "Current graph has 0 nodes and 0 edges (version 0)."
     assert told.data["nodes"] == [] and told.data["nextCursor"] is None
 
@@ -91,7 +133,7 @@ def test_top_nodes_are_the_best_connected() -> None:
         {"id": f"e{i}", "source": "NCBIGene:5", "target": f"NCBIGene:{i}", "label": "x"}
         for i in range(6, 12)
     ] + [{"id": "f", "source": "NCBIGene:7", "target": "NCBIGene:8", "label": "x"}]
-    top = summary.summarize(nodes, edges, top=3).data["topNodes"]
+    top = summary.top_by_degree(nodes, edges, 3)
     assert [(n["id"], n["degree"]) for n in top] == [
         ("NCBIGene:5", 6),
         ("NCBIGene:7", 2),
@@ -115,7 +157,7 @@ def test_a_large_graph_stays_within_budget_and_pages_cover_everything(budget: in
 
 
 def test_the_default_budget_is_4000_tokens() -> None:
-    told = summary.summarize(*graph(2_000, 4_000))
+    told = page(*graph(2_000, 4_000))
     assert 3_000 < told.tokens <= 4_000
 
 
@@ -138,28 +180,53 @@ def test_every_page_fits_its_budget(
 
 def test_a_cursor_from_an_older_version_says_so() -> None:
     nodes, edges = graph(500, 1_000)
-    first = summary.summarize(nodes, edges, version=3, token_budget=1_000)
-    later = summary.summarize(
-        nodes, edges, version=5, token_budget=1_000, cursor=first.data["nextCursor"]
+    first = page(nodes, edges, budget=1_000)
+    later = page(
+        nodes,
+        edges,
+        budget=1_000,
+        cursor=first.data["nextCursor"],
+        overview=overview_of(nodes, edges, version=5),
     )
     assert "changed since this cursor was issued (version 3 -> 5)" in later.text
-    assert later.data["nodeRange"][0] == first.data["nodeRange"][1]
+
+
+def test_a_hub_whose_edges_span_pages_is_listed_once() -> None:
+    nodes, _ = graph(3, 0)
+    edges = [
+        {"id": f"e{k:04}", "source": "NCBIGene:0", "target": "NCBIGene:1", "label": "x"}
+        for k in range(500)
+    ]
+    seen_nodes, seen_edges, pages = page_through(nodes, edges, 1_000)
+    assert seen_nodes == ["NCBIGene:0", "NCBIGene:1", "NCBIGene:2"]
+    assert seen_edges == [e["id"] for e in edges]
+    assert len(pages) > 3
+    assert pages[1].data["nodes"] == []  # the hub's edges continue
+
+
+def test_large_graphs_without_a_ranking_say_where_to_find_one() -> None:
+    nodes, edges = graph(50, 50)
+    overview = summary.Overview(len(nodes), len(edges), 1, {"gene": 50}, {"x": 50})
+    told = page(nodes, edges, overview=overview)
+    assert "topNodes" not in told.data
+    assert told.data["note"] == summary.UNRANKED
+    assert "findCentrality with measure=degree" in told.text
 
 
 @pytest.mark.parametrize("cursor", ["not a cursor", "WzEsMl0", "Wy0xLDAsMV0"])
 def test_a_foreign_cursor_is_refused(cursor: str) -> None:
     with pytest.raises(InvalidInput, match="is not one that getGraphState returned"):
-        summary.summarize(*graph(10, 10), cursor=cursor)
+        page(*graph(10, 10), cursor=cursor)
 
 
 @pytest.mark.parametrize("budget", [999, 20_001])
 def test_the_budget_has_bounds(budget: int) -> None:
     with pytest.raises(InvalidInput, match="tokenBudget must be between 1000 and 20000"):
-        summary.summarize([], [], token_budget=budget)
+        summary.summarize(summary.Overview(0, 0, 0), [], [], token_budget=budget)
 
 
 def test_long_labels_are_shortened() -> None:
     nodes = [{"id": "X:1", "label": "L" * 500, "type": "gene"}]
-    told = summary.summarize(nodes, [])
+    told = page(nodes, [])
     assert len(told.data["nodes"][0]["label"]) == summary.TEXT_LIMIT
     assert told.data["nodes"][0]["label"].endswith("…")

@@ -21,6 +21,7 @@ import uvicorn
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 
 from graphwright import mcpkit
@@ -51,6 +52,8 @@ DESTRUCTIVE_TOOLS = {
     "removeNodesByType",
     "mergeNodes",
     "revertToVersion",
+    "undo",
+    "redo",
 }
 WRITE_TOOLS = {
     "addNode",
@@ -60,8 +63,6 @@ WRITE_TOOLS = {
     "addMultipleNodes",
     "addMultipleEdges",
     "importFromJSON",
-    "undo",
-    "redo",
     "applyLayout",
 }
 ALL_TOOLS = READ_TOOLS | DESTRUCTIVE_TOOLS | WRITE_TOOLS
@@ -402,6 +403,12 @@ async def test_graph_server_over_stdio(tmp_path: Path, database_url: str) -> Non
             {"databaseContext": {"conversationId": "c", "apiBaseUrl": "file:///etc"}},
             "apiBaseUrl must be an http or https URL",
         )
+        await fails(
+            session.call_tool,
+            "getGraphState",
+            {"databaseContext": {"conversationId": "c", "apiBaseUrl": "http://127.0.0.1:9"}},
+            "Cannot reach the graph API at http://127.0.0.1:9",
+        )
 
     database = Database(database_url)
     try:
@@ -498,12 +505,30 @@ async def test_graph_server_over_http_with_database_context(
                 {"label": "x", "type": "gene", "databaseContext": {**context, "accessToken": "x"}},
             )
             assert bad_token.is_error and "bearer token is not valid" in text_of(bad_token)
-            unreachable = await session.call_tool(
+            elsewhere = await session.call_tool(
                 "getGraphState",
-                {"databaseContext": {**context, "apiBaseUrl": "http://127.0.0.1:9"}},
+                {"databaseContext": {**context, "apiBaseUrl": "http://10.0.0.1:8000"}},
             )
-            assert unreachable.is_error
-            assert "Cannot reach the graph API at http://127.0.0.1:9" in text_of(unreachable)
+            assert elsewhere.is_error
+            assert "reaches only its own graph API" in text_of(elsewhere)
+            same_server = base.replace("127.0.0.1", "localhost")
+            by_name = await call(
+                "getGraphState", {"databaseContext": {**context, "apiBaseUrl": same_server}}
+            )
+            assert not by_name.is_error, text_of(by_name)
+            # No token in the databaseContext: the MCP caller's own (scoped) token is used.
+            scoped = await session.call_tool(
+                "addNode",
+                {"label": "x", "type": "gene", "databaseContext": {"conversationId": "other"}},
+            )
+            assert scoped.is_error
+            assert "limited to conversation 'conv-http'" in text_of(scoped)
+            own = await session.read_resource("graph://conv-http")
+            assert json.loads(own.contents[0].text)["nodes"]
+            with pytest.raises(MCPError, match="limited to conversation 'conv-http'"):
+                await session.read_resource("graph://other")
+            unnamed = await session.call_tool("getGraphState", {})
+            assert unnamed.is_error and text_of(unnamed).startswith("No conversation selected")
     await resolver.aclose()
 
 

@@ -6,32 +6,27 @@ served by uvicorn (streamable HTTP with bearer auth). Both use the bundled sampl
 
 from __future__ import annotations
 
-import asyncio
 import json
-import socket
-import sys
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
 import httpx2
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CallToolResult, EmbeddedResource, TextContent
+from mcp_types import CallToolResult, EmbeddedResource
 from typer.testing import CliRunner
 
 from graphwright import mcp_registry, mcpkit
 from graphwright.cli import app as cli
 from graphwright.settings import get_settings
+from tests.mcp.support import GRAPHWRIGHT, serving, text_of
 
-GRAPHWRIGHT = Path(sys.executable).parent / "graphwright"
 GRANT_PAGE = (Path(__file__).parents[1] / "fixtures" / "sources" / "grant_page.html").read_bytes()
 TOKEN = "test-token-for-sources"
 SERVERS = ("literature", "grants", "kg")
@@ -71,10 +66,6 @@ def server_env(home: Path) -> dict[str, str]:
         "GRAPHWRIGHT_OFFLINE": "1",
         "GRAPHWRIGHT_FETCH_ALLOW_HOSTS": '["127.0.0.1"]',
     }
-
-
-def text_of(result: CallToolResult) -> str:
-    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
 def artifacts_of(result: CallToolResult) -> list[EmbeddedResource]:
@@ -209,26 +200,6 @@ async def test_server_over_stdio(name: str, tmp_path: Path, site_port: int) -> N
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         await CHECKS[name](session, site_port)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@asynccontextmanager
-async def serving(app: FastAPI) -> AsyncIterator[str]:
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
 
 
 @pytest.fixture

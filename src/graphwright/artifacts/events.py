@@ -16,11 +16,16 @@ from typing import Any, Literal
 
 from graphwright.core.artifacts import A2AModel, Artifact
 
-Operation = Literal["create", "replace", "append"]
+Operation = Literal["create", "replace", "append", "delete"]
 
 
 class ArtifactEvent(A2AModel):
-    """A2A v1.0 TaskArtifactUpdateEvent. `metadata` carries sequence, version and operation."""
+    """A2A v1.0 TaskArtifactUpdateEvent. `metadata` carries sequence, version and operation.
+
+    A2A has no delete event, so a delete is a tombstone: the artifact's fields with one empty text
+    part, `append: false`, `lastChunk: true` and operation `delete`. A consumer that knows only
+    A2A sees the artifact emptied and closed.
+    """
 
     task_id: str = ""
     context_id: str

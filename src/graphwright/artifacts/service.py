@@ -4,9 +4,10 @@ The tool functions take pydantic input models whose JSON schema can serve as the
 as it is (A2A field names: artifactId, lastChunk...). The conversation (A2A context) is passed
 separately, because the adapter, not the model, knows which conversation a call belongs to.
 
-A turn's artifacts are persisted with `save_turn`. With carry-over on, `start_turn` seeds the next
-turn with the latest stored knowledge graph and bibliography of the conversation, and `save_turn`
-writes the new turn's graph and bibliography as new versions of the same artifacts.
+A turn's artifacts are persisted with `save_turn`, all in one transaction. With carry-over on,
+`start_turn` seeds the next turn with the latest stored knowledge graph and bibliography of the
+conversation, and `save_turn` writes the new turn's graph and bibliography as new versions of the
+same artifacts.
 """
 
 from __future__ import annotations
@@ -134,8 +135,7 @@ class ArtifactService:
         *,
         task_id: str | None = None,
     ) -> list[ArtifactWrite]:
-        """Store a turn's chat artifacts; a carried artifact becomes its next stored version."""
-        return [
-            self.store.update(from_chat(chat), append=False, context_id=context_id, task_id=task_id)
-            for chat in artifacts
-        ]
+        """Store a turn's chat artifacts in one transaction, all or none; a carried artifact
+        becomes its next stored version."""
+        drafts = [from_chat(chat) for chat in artifacts]
+        return self.store.update_many(drafts, append=False, context_id=context_id, task_id=task_id)

@@ -9,17 +9,19 @@ Rules (seed 002, improved):
   nothing. A replace is still allowed (it is a fresh write) and leaves the artifact closed only if
   it is itself a last chunk.
 Every write is one transaction that also records a version and an event with the next sequence
-number of the artifact's context. Events are published after the commit.
+number of the artifact's context; `update_many` writes several artifacts in one transaction, all or
+none. A delete records a tombstone event. Events are published after the commit.
 """
 
 from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
 from typing import Protocol
 
 from graphwright.artifacts.events import ArtifactEvent, EventHub, Operation, make_event
@@ -36,12 +38,13 @@ from graphwright.core.artifacts import (
     A2AModel,
     Artifact,
     Chunk,
+    Part,
     PartKind,
     assemble,
     plan_update,
 )
 from graphwright.db import Database
-from graphwright.errors import Conflict, NotFound
+from graphwright.errors import Conflict, InvalidInput, NotFound
 
 
 class ArtifactWrite(A2AModel):
@@ -79,6 +82,15 @@ class ArtifactStore(Protocol):
         context_id: str | None = None,
         task_id: str | None = None,
     ) -> ArtifactWrite: ...
+
+    def update_many(
+        self,
+        artifacts: Sequence[Artifact],
+        *,
+        append: bool,
+        context_id: str,
+        task_id: str | None = None,
+    ) -> list[ArtifactWrite]: ...
 
     def get(
         self, artifact_id: str, *, version: int | None = None, context_id: str | None = None
@@ -176,17 +188,44 @@ class RuleBasedStore(ABC):
     ) -> ArtifactWrite:
         """Update an artifact; with a `context_id`, a missing artifact is created there."""
         with self._write() as repo:
-            current = repo.lock(artifact.artifact_id)
-            if current is None and context_id is None:
-                raise NotFound(f"No artifact '{artifact.artifact_id}'")
-            if current is not None:
-                _check_context(current, context_id)
-                _check_open(current, append)
-            write, event = self._apply(
-                repo, current, artifact, append, last_chunk, context_id or "", task_id
-            )
+            write, event = self._update(repo, artifact, append, last_chunk, context_id, task_id)
         self.hub.publish([event])
         return write
+
+    def update_many(
+        self,
+        artifacts: Sequence[Artifact],
+        *,
+        append: bool,
+        context_id: str,
+        task_id: str | None = None,
+    ) -> list[ArtifactWrite]:
+        """`update` for each artifact in turn, in one transaction: if one is refused, none is
+        stored and no event is sent."""
+        with self._write() as repo:
+            applied = [
+                self._update(repo, artifact, append, False, context_id, task_id)
+                for artifact in artifacts
+            ]
+        self.hub.publish([event for _, event in applied])
+        return [write for write, _ in applied]
+
+    def _update(
+        self,
+        repo: Repository,
+        artifact: Artifact,
+        append: bool,
+        last_chunk: bool,
+        context_id: str | None,
+        task_id: str | None,
+    ) -> tuple[ArtifactWrite, ArtifactEvent]:
+        current = repo.lock(artifact.artifact_id)
+        if current is None and context_id is None:
+            raise NotFound(f"No artifact '{artifact.artifact_id}'")
+        if current is not None:
+            _check_context(current, context_id)
+            _check_open(current, append)
+        return self._apply(repo, current, artifact, append, last_chunk, context_id or "", task_id)
 
     def _apply(
         self,
@@ -198,6 +237,7 @@ class RuleBasedStore(ABC):
         context_id: str,
         task_id: str | None,
     ) -> tuple[ArtifactWrite, ArtifactEvent]:
+        _check_no_nul(artifact)
         plan = plan_update(artifact.parts, append=append)
         now = utcnow()
         header = _next_header(current, artifact, context_id, task_id, last_chunk, now)
@@ -274,9 +314,22 @@ class RuleBasedStore(ABC):
             return [header.summary() for header in repo.headers(context_id, task_id)]
 
     def delete(self, artifact_id: str, *, context_id: str | None = None) -> None:
+        """Delete the artifact with its versions; the context's log gets a tombstone event."""
         with self._write() as repo:
-            _existing(repo.lock(artifact_id), artifact_id, context_id)
+            header = _existing(repo.lock(artifact_id), artifact_id, context_id)
+            event = make_event(
+                context_id=header.context_id,
+                task_id=header.task_id,
+                artifact=header.artifact([Part(text="")]),  # A2A wants at least one part
+                append=False,
+                last_chunk=True,
+                sequence=repo.next_sequence(header.context_id),
+                version=header.version + 1,
+                operation="delete",
+            )
+            repo.add_event(event)
             repo.delete(artifact_id)
+        self.hub.publish([event])
 
     def versions(self, artifact_id: str, *, context_id: str | None = None) -> list[ArtifactVersion]:
         with self._read() as repo:
@@ -307,6 +360,25 @@ def _existing(header: Header | None, artifact_id: str, context_id: str | None) -
 def _check_context(current: Header, context_id: str | None) -> None:
     if context_id is not None and current.context_id != context_id:
         raise NotFound(f"No artifact '{current.artifact_id}' in this conversation")
+
+
+def _check_no_nul(artifact: Artifact) -> None:
+    """PostgreSQL cannot store NUL in text or JSON, so no backend takes it (raw parts can)."""
+    if _has_nul(artifact.model_dump(exclude={"parts": {"__all__": {"raw"}}})):
+        raise InvalidInput(
+            f"Artifact '{artifact.artifact_id}' contains a NUL character (\\u0000), which cannot "
+            "be stored. Remove it, or send binary content as a raw part (base64)."
+        )
+
+
+def _has_nul(value: object) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(key) or _has_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(item) for item in value)
+    return False
 
 
 def _check_open(current: Header, append: bool) -> None:
@@ -401,10 +473,17 @@ class _MemoryArtifact:
 
 
 class _MemoryRepository:
+    """Every change records how to undo it, so a failed transaction can be rolled back."""
+
     def __init__(self) -> None:
         self.artifacts: dict[str, _MemoryArtifact] = {}
         self.sequences: dict[str, int] = {}
         self.log: dict[str, list[ArtifactEvent]] = {}
+        self.undo: list[Callable[[], object]] = []
+
+    def rollback(self) -> None:
+        while self.undo:
+            self.undo.pop()()
 
     def lock(self, artifact_id: str) -> Header | None:
         entry = self.artifacts.get(artifact_id)
@@ -412,28 +491,38 @@ class _MemoryRepository:
 
     def insert(self, header: Header) -> None:
         self.artifacts[header.artifact_id] = _MemoryArtifact(header, [], [])
+        self.undo.append(partial(self.artifacts.pop, header.artifact_id))
 
     def save(self, header: Header) -> None:
-        self.artifacts[header.artifact_id].header = header
+        entry = self.artifacts[header.artifact_id]
+        self.undo.append(partial(setattr, entry, "header", entry.header))
+        entry.header = header
 
     def drop_chunks(self, artifact_id: str, kinds: frozenset[PartKind], version: int) -> None:
         for stored in self.artifacts[artifact_id].chunks:
             if stored.dropped_version is None and stored.chunk.part.kind in kinds:
                 stored.dropped_version = version
+                self.undo.append(partial(setattr, stored, "dropped_version", None))
 
     def add_chunks(self, artifact_id: str, version: int, chunks: Sequence[Chunk]) -> None:
-        self.artifacts[artifact_id].chunks.extend(_MemoryChunk(c, version) for c in chunks)
+        stored = self.artifacts[artifact_id].chunks
+        self.undo.append(partial(stored.__delitem__, slice(len(stored), None)))
+        stored.extend(_MemoryChunk(c, version) for c in chunks)
 
     def live_chunks(self, artifact_id: str, version: int | None = None) -> list[Chunk]:
         stored = self.artifacts[artifact_id].chunks
         return [entry.chunk for entry in stored if entry.live_at(version)]
 
     def next_sequence(self, context_id: str) -> int:
-        self.sequences[context_id] = self.sequences.get(context_id, 0) + 1
-        return self.sequences[context_id]
+        previous = self.sequences.get(context_id, 0)
+        self.undo.append(partial(self.sequences.__setitem__, context_id, previous))
+        self.sequences[context_id] = previous + 1
+        return previous + 1
 
     def add_version(self, artifact_id: str, record: VersionRecord) -> None:
-        self.artifacts[artifact_id].versions.append(record)
+        records = self.artifacts[artifact_id].versions
+        records.append(record)
+        self.undo.append(records.pop)
 
     def version(self, artifact_id: str, version: int) -> VersionRecord | None:
         records = self.artifacts[artifact_id].versions
@@ -443,7 +532,9 @@ class _MemoryRepository:
         return list(self.artifacts[artifact_id].versions)
 
     def add_event(self, event: ArtifactEvent) -> None:
-        self.log.setdefault(event.context_id, []).append(event)
+        events = self.log.setdefault(event.context_id, [])
+        events.append(event)
+        self.undo.append(events.pop)
 
     def events(self, context_id: str, after_sequence: int) -> list[ArtifactEvent]:
         return [e for e in self.log.get(context_id, []) if e.sequence > after_sequence]
@@ -457,12 +548,13 @@ class _MemoryRepository:
         ]
 
     def delete(self, artifact_id: str) -> None:
-        del self.artifacts[artifact_id]
+        entry = self.artifacts.pop(artifact_id)
+        self.undo.append(partial(self.artifacts.__setitem__, artifact_id, entry))
 
 
 class InMemoryArtifactStore(RuleBasedStore):
-    """For tests and a server run without a database. A lock makes every write atomic; the rules
-    check everything before the first change, so a refused write changes nothing."""
+    """For tests and a server run without a database. A lock serialises the transactions, and a
+    transaction that raises is rolled back, so a refused write changes nothing."""
 
     def __init__(self, hub: EventHub | None = None) -> None:
         super().__init__(hub)
@@ -472,9 +564,18 @@ class InMemoryArtifactStore(RuleBasedStore):
     @contextmanager
     def _write(self) -> Iterator[Repository]:
         with self._lock:
-            yield self._repository
+            try:
+                yield self._repository
+            except BaseException:
+                self._repository.rollback()
+                raise
+            finally:
+                self._repository.undo.clear()
 
-    _read = _write
+    @contextmanager
+    def _read(self) -> Iterator[Repository]:
+        with self._lock:
+            yield self._repository
 
 
 class SqlArtifactStore(RuleBasedStore):

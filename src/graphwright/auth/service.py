@@ -55,9 +55,7 @@ class AuthService:
                 raise Unauthorized("The bearer token is not valid")
             if row.expires_at is not None and _aware(row.expires_at) <= datetime.now(UTC):
                 raise Unauthorized("The bearer token has expired; mint a new one")
-            return Principal(
-                token_id=row.id, conversation_id=row.conversation_id, label=row.label
-            )
+            return Principal(token_id=row.id, conversation_id=row.conversation_id, label=row.label)
 
     @staticmethod
     def authorize(principal: Principal, conversation_id: str) -> None:

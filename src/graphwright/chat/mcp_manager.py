@@ -6,7 +6,7 @@ whose connection ends (a crashed stdio process, a dropped HTTP session) is start
 next use; the calls that were in flight get a clear error. Every call has the server's timeout.
 
 The model sees tools as `server__tool` (letters, digits, `_` and `-` only, at most 64 characters,
-as the large providers require); `call_tool` maps the name back.
+as the large providers require); each `ToolSpec` keeps the server and tool behind its name.
 """
 
 from __future__ import annotations
@@ -252,7 +252,7 @@ class McpManager:
 
     def __init__(self, servers: dict[str, ServerConfig]) -> None:
         self.connections = {name: ServerConnection(name, cfg) for name, cfg in servers.items()}
-        self._routes: dict[str, tuple[str, str]] = {}
+        self._owners: dict[str, tuple[str, str]] = {}
 
     async def tools(
         self, servers: Iterable[str] | None = None
@@ -273,10 +273,6 @@ class McpManager:
                 continue
             specs.extend(self._specs(name, listing))
         return specs, failures
-
-    def route(self, qualified: str) -> tuple[str, str] | None:
-        """The (server, tool) behind a model-facing name, if one was listed."""
-        return self._routes.get(qualified)
 
     async def call_tool(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         started = time.perf_counter()
@@ -303,7 +299,7 @@ class McpManager:
         specs = []
         for tool in tools:
             qualified = qualified_name(server, tool.name)
-            owner = self._routes.setdefault(qualified, (server, tool.name))
+            owner = self._owners.setdefault(qualified, (server, tool.name))
             if owner != (server, tool.name):
                 logger.warning(
                     "Tool '%s.%s' is hidden: its name '%s' is taken by '%s.%s'",

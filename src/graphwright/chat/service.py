@@ -59,6 +59,7 @@ class RunningTurn:
         self.conversation_id = conversation_id
         self.queue: asyncio.Queue[ChatEvent] = asyncio.Queue()
         self.task: asyncio.Task[dict[str, Any]] | None = None
+        self.storing = False  # past the point where a cancel can stop it
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         self.queue.put_nowait(ChatEvent(kind, data))
@@ -145,6 +146,9 @@ class ChatService:
         handle = self._running.get(conversation_id)
         if handle is None or handle.task is None:
             return False
+        if handle.storing:
+            await asyncio.gather(handle.task, return_exceptions=True)
+            return False
         handle.task.cancel()
         await asyncio.gather(handle.task, return_exceptions=True)
         return True
@@ -169,14 +173,23 @@ class ChatService:
             turn.emit("error", {"message": f"The turn failed: {describe_exception(exc)}"})
             turn.finish()
             turn.stop_reason = "failed"
+        handle.storing = True
         try:
-            response = await asyncio.to_thread(self._store, turn, status)
+            message_id = await asyncio.to_thread(self._store, turn, status)
+        except Exception as exc:
+            logger.exception("Turn in conversation %s could not be stored", handle.conversation_id)
+            turn.emit(
+                "error", {"message": f"The turn could not be stored: {describe_exception(exc)}"}
+            )
+            status, message_id = MessageStatus.FAILED, None
         finally:
             self._running.pop(handle.conversation_id, None)
+        response = _response(turn, status, message_id)
         handle.emit("done", response)
         return response
 
-    def _store(self, turn: Turn, status: MessageStatus) -> dict[str, Any]:
+    def _store(self, turn: Turn, status: MessageStatus) -> str:
+        """Store the turn's artifacts, its answer and its tool calls; returns the message id."""
         conversation_id = turn.context.conversation_id
         writes = self.artifacts.save_turn(conversation_id, turn.artifacts)
         refs = [{"artifactId": w.artifact_id, "version": w.version} for w in writes]
@@ -211,28 +224,7 @@ class ChatService:
                 ]
             )
             repo.touch(conversation_id, _now())
-        graph = None
-        if turn.graph_mode:
-            graph = {"conversationId": conversation_id, "version": turn.graph_version}
-        return {
-            "conversationId": conversation_id,
-            "messageId": message.id,
-            "mode": turn.context.mode.value,
-            "status": status.value,
-            "stopReason": turn.stop_reason,
-            "content": text,
-            "artifacts": [artifact.to_json_dict() for artifact in turn.artifacts],
-            "graph": graph,
-            "toolCalls": [
-                {
-                    "callId": log.call_id,
-                    "tool": f"{log.server}.{log.tool}",
-                    "isError": log.is_error,
-                    "seconds": round(log.seconds, 4),
-                }
-                for log in turn.calls
-            ],
-        }
+        return message.id
 
     def _database_context(self, conversation_id: str) -> dict[str, Any]:
         token = self.auth.mint(
@@ -472,6 +464,33 @@ def _message(
 def _title(message: str) -> str:
     first = " ".join(message.split())
     return first if len(first) <= TITLE_CHARS else first[: TITLE_CHARS - 1] + "…"
+
+
+def _response(turn: Turn, status: MessageStatus, message_id: str | None) -> dict[str, Any]:
+    """The turn's final response: the `done` event, and the body of a non-streamed chat."""
+    conversation_id = turn.context.conversation_id
+    graph = None
+    if turn.graph_mode:
+        graph = {"conversationId": conversation_id, "version": turn.graph_version}
+    return {
+        "conversationId": conversation_id,
+        "messageId": message_id,
+        "mode": turn.context.mode.value,
+        "status": status.value,
+        "stopReason": turn.stop_reason,
+        "content": turn.text or _fallback_text(status),
+        "artifacts": [artifact.to_json_dict() for artifact in turn.artifacts],
+        "graph": graph,
+        "toolCalls": [
+            {
+                "callId": log.call_id,
+                "tool": f"{log.server}.{log.tool}",
+                "isError": log.is_error,
+                "seconds": round(log.seconds, 4),
+            }
+            for log in turn.calls
+        ],
+    }
 
 
 def _fallback_text(status: MessageStatus) -> str:

@@ -16,6 +16,7 @@ graph_updated, error (`done` is the service's, once the turn is stored).
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,10 +39,12 @@ from graphwright.chat.llm import ENABLE_MODEL_HINT
 from graphwright.chat.mcp_manager import McpManager, ToolSpec, describe_exception
 from graphwright.chat.models import Mode
 from graphwright.chat.modes import (
+    ARTIFACTS_SERVER,
+    GRAPH_SERVER,
     model_facing_schema,
+    orchestrated,
     redacted,
     servers_for,
-    with_database_context,
 )
 from graphwright.chat.slash import command_lines, dotted, help_text, is_slash_message, parse
 from graphwright.core.artifacts import ChatArtifact
@@ -110,6 +113,9 @@ class Turn:
         self.graph_version: int | None = None
         self.stop_reason = ""
         self._collected = context.artifacts
+        self._owned_values: dict[str, Any] = {ARTIFACTS_SERVER: context.conversation_id}
+        if context.database_context is not None:
+            self._owned_values[GRAPH_SERVER] = context.database_context
         self._seen: set[tuple[str, bytes]] = set()
         self._finished = False
 
@@ -158,6 +164,7 @@ class Turn:
     async def _run_commands(self, tools: list[ToolSpec]) -> None:
         self.stop_reason = "commands"
         by_name = {dotted(spec): spec for spec in tools}
+        turn_id = uuid.uuid4().hex[:8]  # call ids stay unique across turns, as the model's are
         for number, line in enumerate(command_lines(self.context.message), start=1):
             try:
                 call = parse(line, by_name)
@@ -169,8 +176,9 @@ class Turn:
                 note = ENABLE_MODEL_HINT if self.model is None else None
                 self._say(help_text(tools, note=note))
                 continue
-            result = await self._execute(number, f"cmd-{number}", call.spec, call.arguments)
-            self._say(f"{line}\n{result}")
+            call_id = f"cmd-{turn_id}-{number}"
+            text, _ = await self._execute(number, call_id, call.spec, call.arguments)
+            self._say(f"{line}\n{text}")
             await self._check_graph()
 
     # --- the model loop -------------------------------------------------------------------------
@@ -228,7 +236,7 @@ class Turn:
         self, step: int, reply: AIMessage, specs: dict[str, ToolSpec]
     ) -> tuple[list[ToolMessage], str | None]:
         """Run the step's new calls in parallel; answer every call id, in the model's order."""
-        answers: dict[str, Awaitable[str]] = {}
+        answers: dict[str, Awaitable[tuple[str, bool]]] = {}
         repeated: str | None = None
         for call in reply.tool_calls:
             call_id = call.get("id") or f"call-{step}-{len(answers)}"
@@ -239,7 +247,7 @@ class Turn:
             key = (call["name"], orjson.dumps(call["args"], option=orjson.OPT_SORT_KEYS))
             if key in self._seen:
                 repeated = repeated or dotted(spec)
-                answers[call_id] = _ready("Not run again: the same call was made before.")
+                answers[call_id] = _ready("Not run again: the same call was made before.", False)
                 continue
             self._seen.add(key)
             answers[call_id] = self._execute(step, call_id, spec, dict(call["args"]))
@@ -247,30 +255,30 @@ class Turn:
             call_id = invalid.get("id") or f"invalid-{step}-{len(answers)}"
             message = f"The call to '{invalid.get('name')}' had arguments that are not valid JSON"
             self.emit("error", {"callId": call_id, "message": message})
-            answers[call_id] = _ready(message)
-        texts = await asyncio.gather(*answers.values())
+            answers[call_id] = _ready(message, True)
+        outcomes = await asyncio.gather(*answers.values())
         results = [
-            ToolMessage(content=text, tool_call_id=call_id)
-            for call_id, text in zip(answers, texts, strict=True)
+            ToolMessage(content=text, tool_call_id=call_id, status="error" if failed else "success")
+            for call_id, (text, failed) in zip(answers, outcomes, strict=True)
         ]
         return results, repeated
 
-    async def _refuse(self, call_id: str, name: str, specs: dict[str, ToolSpec]) -> str:
+    async def _refuse(
+        self, call_id: str, name: str, specs: dict[str, ToolSpec]
+    ) -> tuple[str, bool]:
         where = "in Graph Mode" if self.graph_mode else "in this conversation"
         message = f"No tool named '{name}' is available {where}"
         self.emit("error", {"callId": call_id, "tool": name, "message": message})
-        return f"{message}. Available: {', '.join(sorted(specs)) or 'none'}."
+        return f"{message}. Available: {', '.join(sorted(specs)) or 'none'}.", True
 
     # --- one tool call --------------------------------------------------------------------------
 
     async def _execute(
         self, step: int, call_id: str, spec: ToolSpec, arguments: dict[str, Any]
-    ) -> str:
+    ) -> tuple[str, bool]:
+        """Run one call; returns the text for the model and whether the call failed."""
         name = dotted(spec)
-        if self.context.database_context is not None:
-            arguments = with_database_context(
-                spec.server, spec.name, arguments, self.context.database_context
-            )
+        arguments = orchestrated(spec.server, spec.name, arguments, self._owned_values)
         shown = redacted(arguments)
         self.emit("tool_call", {"callId": call_id, "tool": name, "arguments": shown, "step": step})
         outcome = await self.manager.call_tool(spec.server, spec.name, arguments)
@@ -301,7 +309,7 @@ class Turn:
             call_id, step, spec.server, spec.name, shown, text, is_error, outcome.seconds
         )
         self.calls.append(log)
-        return text
+        return text, is_error
 
     # --- Graph Mode -----------------------------------------------------------------------------
 
@@ -351,5 +359,5 @@ def _model_text(items: list[dict[str, Any]]) -> str:
     return "\n".join(texts) or "(the tool returned no content)"
 
 
-async def _ready(text: str) -> str:
-    return text
+async def _ready(text: str, failed: bool) -> tuple[str, bool]:
+    return text, failed

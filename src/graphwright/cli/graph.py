@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from graphwright.cli.common import bad_input_exits, console
 from graphwright.core.formats import (
     FORMATS,
     PAIRED,
+    READABLE,
     format_from_path,
     get_format,
     pair_file_names,
@@ -33,20 +35,26 @@ from graphwright.errors import InvalidInput
 
 app = typer.Typer(help="Merge, convert and inspect knowledge-graph files.", no_args_is_help=True)
 
-FORMAT_NAMES = ", ".join(FORMATS)
 FromOption = Annotated[
     str | None,
-    typer.Option("--from", help=f"Input format ({FORMAT_NAMES}); default: from the extension."),
+    typer.Option(
+        "--from", help=f"Input format ({', '.join(READABLE)}); default: from the extension."
+    ),
 ]
 
 
 @app.command()
 def merge(
-    files: Annotated[list[Path], typer.Argument(help="Graph files or MCP tool-result JSON files.")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(metavar="FILE", help="Graph files or MCP tool-result JSON files."),
+    ],
     output: Annotated[str, typer.Option("--output", "-o", help="Where to write the merged graph.")],
     fmt: Annotated[
         str | None,
-        typer.Option("--format", "-f", help="Output format; default: from OUT, else json."),
+        typer.Option(
+            "--format", "-f", help=f"Output format ({', '.join(FORMATS)}); default: from OUT."
+        ),
     ] = None,
     from_fmt: FromOption = None,
     key_by_source: Annotated[
@@ -54,7 +62,7 @@ def merge(
         typer.Option("--key-by-source", help="Keep links from different primary sources apart."),
     ] = False,
 ) -> None:
-    """Merge graph files and tool results into one graph (nodes by id, links by label)."""
+    """Merge graph files and tool results: nodes by id, links by source, label and target."""
     accumulator = GraphAccumulator(key_by_source=key_by_source)
     graph_count = 0
     for path in files:
@@ -105,7 +113,7 @@ def stats(
     """Print counts, categories and the top-degree nodes of a graph."""
     with bad_input_exits(str(source)):
         figures = graph_stats(_read_one(source, from_fmt), top=top)
-    counts = Table(title=str(source), show_header=False)
+    counts = Table(title=escape(str(source)), show_header=False)
     counts.add_row("nodes", str(figures.nodes))
     counts.add_row("links", str(figures.links))
     counts.add_row(
@@ -115,13 +123,13 @@ def stats(
     categories.add_column("category")
     categories.add_column("nodes", justify="right")
     for name, count in figures.categories:
-        categories.add_row(name, str(count))
+        categories.add_row(escape(name), str(count))
     top_nodes = Table(title="Top-degree nodes")
     for column in ("id", "name"):
         top_nodes.add_column(column)
     top_nodes.add_column("degree", justify="right")
     for node_id, name, degree in figures.top_nodes:
-        top_nodes.add_row(node_id, name, str(degree))
+        top_nodes.add_row(escape(node_id), escape(name), str(degree))
     for table in (counts, categories, top_nodes):
         console.print(table)
 
@@ -233,4 +241,5 @@ def _write_file(path: Path, content: str | bytes) -> None:
 
 
 def _names(paths: list[Path]) -> str:
-    return " and ".join(str(path) for path in paths)
+    """File names for a rich message (escaped: a name may hold [brackets])."""
+    return escape(" and ".join(str(path) for path in paths))

@@ -64,24 +64,25 @@ class CitationSet:
 
     def add(self, citations: Iterable[dict[str, Any]], result_id: str | None = None) -> int:
         """Add one tool result's citations; returns how many were new (not duplicates)."""
-        self._result_count += 1
-        rid = result_id if result_id is not None else f"result-{self._result_count}"
         items = list(citations)
         for index, citation in enumerate(items):
             if not isinstance(citation, dict):
-                raise InvalidInput(f"citation {index} must be an object, got {type(citation)}")
+                kind = type(citation).__name__
+                raise InvalidInput(f"citation {index} must be an object, got {kind}")
+        self._result_count += 1
+        rid = result_id if result_id is not None else f"result-{self._result_count}"
         added = 0
         for citation in items:
             entry = self._match(citation)
             if entry is None:
                 entry = {key: _copied(value) for key, value in citation.items()}
-                entry[PROVENANCE] = [rid]
+                entry[PROVENANCE] = []
+                _merge_provenance(entry, citation.get(PROVENANCE))
                 self._entries.append(entry)
                 added += 1
             else:
                 _merge_fields(entry, citation)
-                if rid not in entry[PROVENANCE]:
-                    entry[PROVENANCE].append(rid)
+            _merge_provenance(entry, [rid])
             self._index(entry)
         return added
 
@@ -135,8 +136,14 @@ def _copied(value: Any) -> Any:
 def _merge_fields(entry: dict[str, Any], citation: dict[str, Any]) -> None:
     for field, value in citation.items():
         if field == PROVENANCE:
-            for rid in value if isinstance(value, list) else [value]:
-                if rid not in entry[PROVENANCE]:
-                    entry[PROVENANCE].append(rid)
+            _merge_provenance(entry, value)
         elif entry.get(field) in (None, "", [], {}) and value not in (None, "", [], {}):
             entry[field] = _copied(value)
+
+
+def _merge_provenance(entry: dict[str, Any], incoming: Any) -> None:
+    """Add result ids (an earlier set's `provenance`, or this result's id) to the entry's."""
+    provenance = entry[PROVENANCE]
+    for rid in incoming if isinstance(incoming, list) else [incoming]:
+        if isinstance(rid, str) and rid not in provenance:
+            provenance.append(rid)

@@ -82,15 +82,28 @@ def check_graph(data: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 def _checked_node_ids(nodes: list[Any]) -> set[str]:
     ids: set[str] = set()
+    add = ids.add
     for index, node in enumerate(nodes):
-        if not isinstance(node, dict):
-            raise GraphFormatError(f"node {index} must be an object, got {_json_type(node)}")
-        node_id = node.get("id")
-        if not isinstance(node_id, str) or not node_id.strip():
-            shown = "no 'id'" if node_id is None else f"'id' {node_id!r} (need a non-empty string)"
-            raise GraphFormatError(f"node {index} has {shown}")
-        ids.add(node_id)
+        if (
+            type(node) is dict
+            and type(node_id := node.get("id")) is str
+            and node_id
+            and (not node_id[0].isspace() or node_id.strip())
+        ):
+            add(node_id)
+        else:
+            add(_checked_node_id(index, node))
     return ids
+
+
+def _checked_node_id(index: int, node: Any) -> str:
+    if not isinstance(node, dict):
+        raise GraphFormatError(f"node {index} must be an object, got {_json_type(node)}")
+    node_id = node.get("id")
+    if not isinstance(node_id, str) or not node_id.strip():
+        shown = "no 'id'" if node_id is None else f"'id' {node_id!r} (need a non-empty string)"
+        raise GraphFormatError(f"node {index} has {shown}")
+    return node_id
 
 
 def _check_links_slowly(links: list[Any], node_ids: set[str]) -> None:

@@ -45,8 +45,9 @@ class GraphAccumulator:
         self._key_by_source = key_by_source
         self._result_numbers = count(1)
         self._normalized: dict[str, str] = {}
-        # raw id -> its leader; emptied whenever a union changes leaders
-        self._leaders: dict[str, str] = {}
+        # raw id -> its node record (a record keeps its identity when it moves to a new leader;
+        # emptied when a record is folded into another)
+        self._record_of_raw: dict[str, Record] = {}
         self._parent: dict[str, str] = {}
         self._members: dict[str, list[str]] = {}
         self._nodes: dict[str, Record] = {}
@@ -63,7 +64,7 @@ class GraphAccumulator:
         # id() of nodes and links folded into another one; they stay referenced (node order,
         # stale keys), so their ids are never reused
         self._folded: set[int] = set()
-        self._union_count = 0
+        self._moved_records = 0
 
     @property
     def node_count(self) -> int:
@@ -84,9 +85,9 @@ class GraphAccumulator:
         number = next(self._result_numbers)
         rid = result_id if result_id is not None else f"result-{number}"
         with _collector_paused():
-            unions_before = self._union_count
+            moved_before = self._moved_records
             local = self._add_nodes(nodes, rid)
-            if self._union_count != unions_before:
+            if self._moved_records != moved_before:
                 # an equivalence declared later in this result may have moved earlier nodes
                 local = {raw: self._find(leader) for raw, leader in local.items()}
             self._add_links(links, local, rid, owned=owned)
@@ -129,8 +130,7 @@ class GraphAccumulator:
         return normalized
 
     def _leader(self, raw: str) -> str:
-        leader = self._leaders[raw] = self._find(self._normalize(raw))
-        return leader
+        return self._find(self._normalize(raw))
 
     def _find(self, node_id: str) -> str:
         parent = self._parent
@@ -148,8 +148,6 @@ class GraphAccumulator:
         winner = pick_leader((root_a, root_b))
         loser = root_b if winner == root_a else root_a
         self._parent[loser] = winner
-        self._union_count += 1
-        self._leaders.clear()
         members = self._members.pop(winner, [winner]) + self._members.pop(loser, [loser])
         self._members[winner] = members
         self._move_node(loser, winner)
@@ -162,6 +160,7 @@ class GraphAccumulator:
         moved = self._nodes.pop(loser, None)
         if moved is None:
             return
+        self._moved_records += 1
         moved_seq = self._node_seq.pop(loser)
         kept = self._nodes.get(winner)
         if kept is None:
@@ -176,6 +175,7 @@ class GraphAccumulator:
                 self._nodes[winner] = kept
             _merge_fields(kept, moved, _NODE_FIXED)
             self._folded.add(id(moved))
+            self._record_of_raw.clear()  # some raw ids led to the folded record
         self._repoint_links(loser, winner)
 
     def _repoint_links(self, loser: str, winner: str) -> None:
@@ -222,7 +222,7 @@ class GraphAccumulator:
     def _add_nodes(self, nodes: list[Record], rid: str) -> dict[str, str]:
         """Merge the nodes; return each raw node id's leader."""
         local: dict[str, str] = {}
-        leaders, records = self._leaders, self._nodes
+        record_of_raw, records = self._record_of_raw, self._nodes
         provenance_of_new = (rid,)
         extended: dict[tuple[str, ...], tuple[str, ...]] = {}
         for node in nodes:
@@ -231,12 +231,16 @@ class GraphAccumulator:
                 node_id = self._normalize(raw)
                 for other in _declared_equivalents(node):
                     self._union(node_id, self._normalize(other))
-            leader = leaders.get(raw) or self._leader(raw)
-            local[raw] = leader
-            record = records.get(leader)
+            record = record_of_raw.get(raw)
             if record is None:
-                self._insert_node(leader, node, provenance_of_new)
-                continue
+                leader = self._leader(raw)
+                record = records.get(leader)
+                if record is None:
+                    record_of_raw[raw] = self._insert_node(leader, node, provenance_of_new)
+                    local[raw] = leader
+                    continue
+                record_of_raw[raw] = record
+            local[raw] = record["id"]
             if not node.items() <= record.items():  # C-speed check: anything new in `node`?
                 for field, value in node.items():
                     if record.get(field) != value and field not in _NODE_FIXED:
@@ -251,7 +255,7 @@ class GraphAccumulator:
                 record[PROVENANCE] = longer
         return local
 
-    def _insert_node(self, leader: str, node: Record, provenance: tuple[str, ...]) -> None:
+    def _insert_node(self, leader: str, node: Record, provenance: tuple[str, ...]) -> Record:
         record = node.copy()
         for field, value in node.items():
             if type(value) is list or type(value) is dict or field in PMID_FIELDS:
@@ -264,6 +268,7 @@ class GraphAccumulator:
         self._nodes[leader] = record
         self._node_seq[leader] = len(self._node_order)
         self._node_order.append(record)
+        return record
 
     def _add_links(
         self, links: list[Record], local: dict[str, str], rid: str, *, owned: bool

@@ -8,6 +8,8 @@ from typing import Annotated
 import orjson
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 
 from graphwright.auth.api import conversation_principal
@@ -294,18 +296,41 @@ def batch(
     return ok(results, version=version)
 
 
-@router.post("/import", summary="Merge a graph or a tool result (any core format) into this one")
-def import_graph(
+@router.post(
+    "/import",
+    summary="Merge a graph or a tool result (any core format) into this one",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": ImportRequest.model_json_schema()}},
+        }
+    },
+)
+async def import_graph(
     conversation_id: str,
-    body: ImportRequest,
+    request: Request,
     service: Service,
     caller: Caller,
     expected: Expected,
 ) -> Response:
+    # Imports can be tens of megabytes: orjson parses them several times faster than FastAPI.
+    try:
+        raw = orjson.loads(await request.body())
+    except orjson.JSONDecodeError as exc:
+        raise InvalidInput(f"The body is not valid JSON: {exc}") from None
+    try:
+        body = ImportRequest.model_validate(raw)
+    except ValidationError as exc:
+        raise RequestValidationError(exc.errors(include_url=False)) from None
     source = body.graph if body.graph is not None else body.content
     assert source is not None  # ImportRequest guarantees one of them
-    report, version = service.import_graph(
-        conversation_id, source, fmt=body.format, actor=caller.actor, expected_version=expected
+    report, version = await run_in_threadpool(
+        service.import_graph,
+        conversation_id,
+        source,
+        fmt=body.format,
+        actor=caller.actor,
+        expected_version=expected,
     )
     return ok(report, version=version)
 

@@ -66,11 +66,12 @@ CLIENT_CACHE_SIZE = 16
 
 @dataclass(frozen=True)
 class GraphRows:
-    """A whole graph as plain rows (what `analysis` and `summary` read)."""
+    """Nodes and edges as plain rows (what `analysis` and `summary` read), in id order."""
 
     nodes: list[Row]
     edges: list[Row]
     version: int
+    has_more: bool = False  # a window: more nodes follow it
 
 
 class GraphBackend(Protocol):
@@ -80,6 +81,7 @@ class GraphBackend(Protocol):
     async def get_edge(self, edge_id: str) -> Edge: ...
     async def summary(self) -> GraphSummary | None: ...
     async def rows(self) -> GraphRows: ...
+    async def window(self, offset: int, limit: int) -> GraphRows: ...
     async def neighborhood(self, node_id: str, depth: int, limit: int) -> GraphRows: ...
     async def history(self, offset: int, limit: int) -> HistoryPage: ...
     async def export(self) -> str: ...
@@ -141,6 +143,12 @@ class EmbeddedGraphBackend:
         except NotFound:
             return GraphRows([], [], 0)
         return _state_rows(state)
+
+    async def window(self, offset: int, limit: int) -> GraphRows:
+        try:
+            return _state_rows(await self._run(self.service.state, offset=offset, limit=limit))
+        except NotFound:
+            return GraphRows([], [], 0)
 
     async def neighborhood(self, node_id: str, depth: int, limit: int) -> GraphRows:
         return _state_rows(
@@ -219,7 +227,7 @@ def _state_rows(state: GraphState) -> GraphRows:
         }
         for e in state.edges
     ]
-    return GraphRows(nodes, edges, state.metadata.version)
+    return GraphRows(nodes, edges, state.metadata.version, state.metadata.has_more)
 
 
 # --- REST ------------------------------------------------------------------------------------
@@ -294,20 +302,22 @@ class RestGraphBackend:
     async def rows(self) -> GraphRows:
         nodes: list[Row] = []
         edges: list[Row] = []
-        offset, version = 0, 0
         while True:
-            try:
-                data, _ = await self._call(
-                    "GET", "/state", params={"offset": offset, "limit": STATE_PAGE}
-                )
-            except NotFound:
-                return GraphRows([], [], 0)
-            nodes += data["nodes"]
-            edges += data["edges"]
-            version = data["metadata"]["version"]
-            if not data["metadata"].get("hasMore"):
-                return GraphRows(nodes, edges, version)
-            offset += STATE_PAGE
+            page = await self.window(len(nodes), STATE_PAGE)
+            nodes += page.nodes
+            edges += page.edges
+            if not page.has_more:
+                return GraphRows(nodes, edges, page.version)
+
+    async def window(self, offset: int, limit: int) -> GraphRows:
+        try:
+            data, _ = await self._call("GET", "/state", params={"offset": offset, "limit": limit})
+        except NotFound:
+            return GraphRows([], [], 0)
+        metadata = data["metadata"]
+        return GraphRows(
+            data["nodes"], data["edges"], metadata["version"], bool(metadata.get("hasMore"))
+        )
 
     async def neighborhood(self, node_id: str, depth: int, limit: int) -> GraphRows:
         data, _ = await self._call(
@@ -434,6 +444,43 @@ class DatabaseContext:
         return cls(conversation.strip(), api, token)
 
 
+@dataclass(frozen=True)
+class HttpCaller:
+    """Who sent a tool call over streamable HTTP: this server's own API address (from the
+    listening socket, never the Host header) and the caller's bearer token."""
+
+    own_api: str
+    token: str | None
+
+    @classmethod
+    def of(cls, scope: Mapping[str, Any], headers: Mapping[str, str]) -> HttpCaller:
+        host, port = scope["server"]
+        host = f"[{host}]" if ":" in host else host
+        scheme = "https" if scope.get("scheme") == "https" else "http"
+        scheme_name, _, token = headers.get("authorization", "").partition(" ")
+        bearer = token.strip() if scheme_name.lower() == "bearer" and token.strip() else None
+        return cls(f"{scheme}://{host}:{port}", bearer)
+
+
+_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    host = "loopback" if host in _LOOPBACK else host
+    default = 443 if parts.scheme == "https" else 80
+    return parts.scheme, host, parts.port or default
+
+
+def _require_same_server(url: str, *allowed: str) -> None:
+    if _origin(url) not in {_origin(other) for other in allowed}:
+        raise Forbidden(
+            f"Over HTTP this server reaches only its own graph API; databaseContext.apiBaseUrl "
+            f"'{url}' is another server"
+        )
+
+
 NO_CONVERSATION = (
     "No conversation selected: the client must pass databaseContext.conversationId, or the "
     "server must be started with GRAPHWRIGHT_CONVERSATION set"
@@ -448,19 +495,28 @@ class BackendResolver:
         self._service = service
         self._clients: OrderedDict[tuple[str, str | None], httpx.AsyncClient] = OrderedDict()
 
-    def resolve(self, context: DatabaseContext | None) -> GraphBackend:
+    def resolve(
+        self, context: DatabaseContext | None, caller: HttpCaller | None = None
+    ) -> GraphBackend:
+        """The backend of one call. `caller` is set when the call came over HTTP: then the
+        graph is reached only through this server's own REST API (or GRAPHWRIGHT_API_URL) with
+        a bearer token, so a token scoped to one conversation cannot reach another, and a
+        databaseContext cannot send this server to any other address."""
         conversation = context.conversation_id if context else self.settings.conversation
         if not conversation:
             raise InvalidInput(NO_CONVERSATION)
+        given_token = context.access_token if context else None
+        if caller is not None:
+            target = self.settings.api_url or caller.own_api
+            if context and context.api_base_url:
+                _require_same_server(context.api_base_url, target, caller.own_api)
+            token = given_token or caller.token
+            return RestGraphBackend(self._client(target, token), conversation)
         if context and context.api_base_url:
-            return RestGraphBackend(
-                self._client(context.api_base_url, context.access_token), conversation
-            )
+            return RestGraphBackend(self._client(context.api_base_url, given_token), conversation)
         if self.settings.api_url:
-            token = context.access_token if context and context.access_token else None
-            token = token or (
-                self.settings.token.get_secret_value() if self.settings.token else None
-            )
+            settings_token = self.settings.token.get_secret_value() if self.settings.token else None
+            token = given_token or settings_token
             return RestGraphBackend(self._client(self.settings.api_url, token), conversation)
         return EmbeddedGraphBackend(self.service, conversation)
 

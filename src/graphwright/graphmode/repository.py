@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 import orjson
-
 from sqlalchemy import Select, and_, delete, func, insert, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, aliased
@@ -48,6 +48,7 @@ EDGE_COLUMNS = (
 
 Row = dict[str, Any]
 TIMESTAMP_COLUMNS = frozenset({"created_at", "updated_at"})
+BULK_CACHE_KIB = -262_144  # SQLite reads a negative cache_size as KiB
 
 
 def _json_text(value: Any) -> str | None:
@@ -202,37 +203,42 @@ class GraphRepository:
         if not rows:
             return
         columns = NODE_COLUMNS if table == "graph_nodes" else EDGE_COLUMNS
-        json_columns = {"data", "position"}
         names = ", ".join(["project_id", *columns])
-        dbapi = self.session.connection().connection.driver_connection
-        if self.dialect == "postgresql":
-            with (
-                dbapi.cursor() as cursor,
-                cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy,
-            ):
-                for row in rows:
-                    copy.write_row(
-                        [project_id]
-                        + [_json_text(row[c]) if c in json_columns else row[c] for c in columns]
-                    )
-            return
+        values_of = itemgetter(*columns)
+        json_at = [i + 1 for i, c in enumerate(columns) if c in ("data", "position")]
+        time_at = [i + 1 for i, c in enumerate(columns) if c in TIMESTAMP_COLUMNS]
+        postgres = self.dialect == "postgresql"
         times: dict[datetime, str] = {}
 
-        def value(row: Row, column: str) -> Any:
-            if column in json_columns:
-                return _json_text(row[column])
-            if column in TIMESTAMP_COLUMNS:
-                moment = row[column]
-                if moment not in times:
-                    times[moment] = _sqlite_time(moment)
-                return times[moment]
-            return row[column]
+        def record(row: Row) -> list[Any]:
+            values = [project_id, *values_of(row)]
+            for i in json_at:
+                values[i] = _json_text(values[i])
+            if not postgres:
+                for i in time_at:
+                    moment = values[i]
+                    text = times.get(moment)
+                    if text is None:
+                        text = times[moment] = _sqlite_time(moment)
+                    values[i] = text
+            return values
 
+        dbapi = self.session.connection().connection.driver_connection
+        if postgres:
+            copy_sql = f"COPY {table} ({names}) FROM STDIN"
+            with dbapi.cursor() as cursor, cursor.copy(copy_sql) as copy:
+                for row in rows:
+                    copy.write_row(record(row))
+            return
         marks = ", ".join("?" * (len(columns) + 1))
-        dbapi.cursor().executemany(
-            f"INSERT INTO {table} ({names}) VALUES ({marks})",
-            ([project_id, *(value(row, c) for c in columns)] for row in rows),
-        )
+        cursor = dbapi.cursor()
+        # A page cache that holds the indexes being filled saves most of the I/O of a big load.
+        (previous,) = cursor.execute("PRAGMA cache_size").fetchone()
+        cursor.execute(f"PRAGMA cache_size={BULK_CACHE_KIB}")
+        try:
+            cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", map(record, rows))
+        finally:
+            cursor.execute(f"PRAGMA cache_size={int(previous)}")
 
     # rows created by one changeset (imports), and their stash
 

@@ -1,4 +1,4 @@
-"""Pydantic bodies of the Graph Mode API and service: camelCase on the wire, snake_case in Python."""
+"""Pydantic bodies of the Graph Mode API and service: camelCase on the wire, snake_case here."""
 
 from __future__ import annotations
 

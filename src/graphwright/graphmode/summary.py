@@ -1,9 +1,14 @@
 """The state of a graph told within a token budget, so a model never receives a whole large graph.
 
-A summary holds the counts, the node types and edge labels, the best-connected nodes and one page
-of nodes and edges, with an opaque cursor for the next page. Its size is estimated at four
-characters a token, and the estimate covers the text and the structured copy together, because
-clients may put both in the model's context.
+A summary holds the counts, the node types and edge labels, the best-connected nodes (when known)
+and one page of nodes and edges, with an opaque cursor for the next page. Its size is estimated at
+four characters a token, and the estimate covers the text and the structured copy together,
+because clients may put both in the model's context.
+
+Pages walk the nodes in id order, each node followed by the edges it is the source of (the order
+of `GraphService.state`), so a page needs only a window of nodes and their edges, never the whole
+graph, and every node and edge appears on exactly one page. A cursor is a position in that walk:
+the index of a node and how much of it (the node line, then its edges) was already shown.
 """
 
 from __future__ import annotations
@@ -11,10 +16,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import partial
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from graphwright.errors import InvalidInput
@@ -26,6 +29,13 @@ MAX_TOKEN_BUDGET = 20_000
 CHARS_PER_TOKEN = 4
 HEADER_SHARE = 0.5  # the overview never takes more than half the budget
 TEXT_LIMIT = 80  # longest label or type shown
+MIN_NODE_TOKENS = 12  # the cheapest node line plus its JSON; bounds the nodes a page can show
+RESERVED_TOKENS = 80  # section headings, the "more" line with its cursor, JSON keys
+
+UNRANKED = (
+    "The most connected nodes are not listed for a graph this large; findCentrality with "
+    "measure=degree ranks them."
+)
 
 Node = Mapping[str, Any]
 Edge = Mapping[str, Any]
@@ -37,26 +47,49 @@ def estimate_tokens(text: str) -> int:
 
 @dataclass(frozen=True)
 class Cursor:
-    node_offset: int
-    edge_offset: int
+    """Node `node_index` is next; `shown` of it is done: 0 nothing, 1 its line, 1 + k its line
+    and its first k edges."""
+
+    node_index: int
+    shown: int
     version: int | None
 
     def encode(self) -> str:
-        raw = json.dumps([self.node_offset, self.edge_offset, self.version]).encode()
+        raw = json.dumps([self.node_index, self.shown, self.version]).encode()
         return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
     @classmethod
     def decode(cls, token: str) -> Cursor:
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-            node_offset, edge_offset, version = json.loads(raw)
-            if node_offset < 0 or edge_offset < 0:
+            node_index, shown, version = json.loads(raw)
+            if int(node_index) < 0 or int(shown) < 0:
                 raise ValueError
-            return cls(int(node_offset), int(edge_offset), version)
+            return cls(int(node_index), int(shown), version)
         except (ValueError, TypeError, binascii.Error, json.JSONDecodeError):
             raise InvalidInput(
                 f"Cursor '{token}' is not one that getGraphState returned; omit it to start over"
             ) from None
+
+
+def start(cursor: str | None) -> Cursor:
+    """Where a page begins: the decoded cursor, or the first node."""
+    return Cursor.decode(cursor) if cursor else Cursor(0, 0, None)
+
+
+def window_size(token_budget: int) -> int:
+    """How many nodes (from the cursor's node on) to fetch: more than a page can ever show."""
+    return token_budget // MIN_NODE_TOKENS + 1
+
+
+@dataclass(frozen=True)
+class Overview:
+    node_count: int
+    edge_count: int
+    version: int | None
+    node_types: Mapping[str, int] = field(default_factory=dict)
+    edge_labels: Mapping[str, int] = field(default_factory=dict)
+    top_nodes: Sequence[Mapping[str, Any]] | None = None  # {id, label, type, degree}, best first
 
 
 @dataclass(frozen=True)
@@ -69,121 +102,127 @@ class Summary:
         return estimate_tokens(self.text) + estimate_tokens(_json(self.data))
 
 
+def top_by_degree(nodes: Sequence[Node], edges: Sequence[Edge], count: int) -> list[dict]:
+    """The `count` nodes with the most edges, for graphs small enough to read whole."""
+    by_id = {node["id"]: node for node in nodes}
+    degree = edge_degrees(nodes, edges)
+    return [
+        _node_item(by_id[node_id]) | {"degree": d}
+        for node_id, d in degree.most_common(count)
+        if d > 0
+    ]
+
+
 def summarize(
-    nodes: Sequence[Node],
-    edges: Sequence[Edge],
+    overview: Overview,
+    window: Sequence[Node],
+    window_edges: Sequence[Edge],
     *,
-    version: int | None = None,
-    token_budget: int = DEFAULT_TOKEN_BUDGET,
     cursor: str | None = None,
+    more_after_window: bool = False,
+    token_budget: int = DEFAULT_TOKEN_BUDGET,
     top: int = 10,
     type_limit: int = 15,
 ) -> Summary:
-    """The overview (first page only) and as many nodes, then edges, as the budget allows."""
+    """One page: the overview (on the first page only) and the walk from the cursor on.
+
+    `window` holds the nodes from the cursor's node on, in id order (at least
+    `window_size(token_budget)` of them unless the graph ends sooner, in which case
+    `more_after_window` is False); `window_edges` are the edges whose source is in the window.
+    """
     if not MIN_TOKEN_BUDGET <= token_budget <= MAX_TOKEN_BUDGET:
         raise InvalidInput(
             f"tokenBudget must be between {MIN_TOKEN_BUDGET} and {MAX_TOKEN_BUDGET}, "
             f"not {token_budget}"
         )
-    position = Cursor.decode(cursor) if cursor else Cursor(0, 0, version)
-    overview = (
-        _overview(nodes, edges, version, token_budget, top=top, type_limit=type_limit)
-        if cursor is None
-        else _counts(nodes, edges, version)
-    )
-    if position.version != version:
-        overview["note"] = (
+    position = start(cursor)
+    header = _counts(overview)
+    if cursor is None:
+        header = _overview(overview, token_budget, top=top, type_limit=type_limit)
+    elif position.version != overview.version:
+        header["note"] = (
             f"The graph changed since this cursor was issued (version {position.version} -> "
-            f"{version}); items may have moved between pages."
+            f"{overview.version}); items may have moved between pages."
         )
-    return _fill_page(nodes, edges, overview, position, token_budget)
+    return _page(header, window, window_edges, position, more_after_window, token_budget)
 
 
-def _counts(nodes: Sequence[Node], edges: Sequence[Edge], version: int | None) -> dict[str, Any]:
-    return {"nodeCount": len(nodes), "edgeCount": len(edges), "version": version}
+def _counts(overview: Overview) -> dict[str, Any]:
+    return {
+        "nodeCount": overview.node_count,
+        "edgeCount": overview.edge_count,
+        "version": overview.version,
+    }
 
 
-def _overview(
-    nodes: Sequence[Node],
-    edges: Sequence[Edge],
-    version: int | None,
-    budget: int,
-    *,
-    top: int,
-    type_limit: int,
-) -> dict[str, Any]:
+def _overview(overview: Overview, budget: int, *, top: int, type_limit: int) -> dict[str, Any]:
     """Counts, types, edge labels and top nodes, shortened until they fit HEADER_SHARE."""
-    node_types = Counter(_short(node.get("type") or "other") for node in nodes).most_common()
-    edge_labels = Counter(_short(edge.get("label") or "(none)") for edge in edges).most_common()
-    degree = edge_degrees(nodes, edges)
-    by_id = {node["id"]: node for node in nodes}
-    best = [by_id[node_id] | {"degree": d} for node_id, d in degree.most_common(top) if d > 0]
+    node_types = sorted(overview.node_types.items(), key=lambda item: (-item[1], item[0]))
+    edge_labels = sorted(overview.edge_labels.items(), key=lambda item: (-item[1], item[0]))
     while True:
-        overview = _counts(nodes, edges, version) | {
-            "nodeTypes": dict(node_types[:type_limit]),
-            "edgeLabels": dict(edge_labels[:type_limit]),
-            "topNodes": [_node_item(node) | {"degree": node["degree"]} for node in best[:top]],
+        header = _counts(overview) | {
+            "nodeTypes": {_short(k or "other"): n for k, n in node_types[:type_limit]},
+            "edgeLabels": {_short(k or "(none)"): n for k, n in edge_labels[:type_limit]},
         }
-        cost = estimate_tokens(_json(overview)) + estimate_tokens(
-            "\n".join(_overview_lines(overview))
-        )
-        if cost <= budget * HEADER_SHARE or (top == 0 and type_limit == 0):
-            return overview
+        if overview.top_nodes is not None:
+            header["topNodes"] = [
+                _node_item(node) | {"degree": node["degree"]} for node in overview.top_nodes[:top]
+            ]
+        elif overview.node_count:
+            header["note"] = UNRANKED
+        if _header_cost(header) <= budget * HEADER_SHARE or (top == 0 and type_limit == 0):
+            return header
         top, type_limit = max(0, top - 2), max(0, type_limit - 3)
 
 
-def _fill_page(
-    nodes: Sequence[Node],
-    edges: Sequence[Edge],
-    overview: dict[str, Any],
+def _header_cost(header: Mapping[str, Any]) -> int:
+    return estimate_tokens(_json(header)) + estimate_tokens("\n".join(_header_lines(header)))
+
+
+def _page(
+    header: dict[str, Any],
+    window: Sequence[Node],
+    window_edges: Sequence[Edge],
     position: Cursor,
+    more_after_window: bool,
     budget: int,
 ) -> Summary:
-    # Reserve room for the section headings, the "more" line with its cursor and JSON keys.
-    used = estimate_tokens(_json(overview)) + len(_overview_lines(overview)) + 60
-    used += estimate_tokens("\n".join(_overview_lines(overview)))
-    edges_left = position.edge_offset < len(edges)
-    node_limit = used + (budget - used) // 2 if edges_left else budget
-    node_page, node_end, used = _take(nodes, position.node_offset, _NODES, used, node_limit)
-    names = {node["id"]: _short(node.get("label") or node["id"]) for node in nodes}
-    edge_kind = _Kind(_edge_item, partial(_edge_line, names=names))
-    edge_page, edge_end, used = _take(edges, position.edge_offset, edge_kind, used, budget)
-    if edge_end >= len(edges) and node_end < len(nodes):  # edges left room: give it to nodes
-        more_nodes, node_end, used = _take(nodes, node_end, _NODES, used, budget)
-        node_page += more_nodes
-    complete = node_end >= len(nodes) and edge_end >= len(edges)
-    next_cursor = None if complete else Cursor(node_end, edge_end, overview["version"]).encode()
-    data = overview | {
-        "nodes": node_page,
-        "edges": edge_page,
-        "nodeRange": [position.node_offset, node_end],
-        "edgeRange": [position.edge_offset, edge_end],
-        "nextCursor": next_cursor,
-    }
-    return Summary(_render(data, edge_kind.line), data)
+    names = {node["id"]: _short(node.get("label") or node["id"]) for node in window}
+    outgoing: dict[str, list[Edge]] = {}
+    for edge in window_edges:
+        outgoing.setdefault(edge["source"], []).append(edge)
 
+    used = _header_cost(header) + RESERVED_TOKENS
+    node_items: list[dict[str, Any]] = []
+    edge_items: list[dict[str, Any]] = []
+    index, shown = 0, position.shown
+    stopped = False
+    while index < len(window) and not stopped:
+        node = window[index]
+        if shown == 0:
+            item = _node_item(node)
+            cost = estimate_tokens(_json(item)) + estimate_tokens(_node_line(item)) + 1
+            if used + cost > budget:
+                break
+            node_items.append(item)
+            used, shown = used + cost, 1
+        for edge in outgoing.get(node["id"], [])[shown - 1 :]:
+            item = _edge_item(edge)
+            cost = estimate_tokens(_json(item)) + estimate_tokens(_edge_line(item, names)) + 1
+            if used + cost > budget:
+                stopped = True
+                break
+            edge_items.append(item)
+            used, shown = used + cost, shown + 1
+        if not stopped:
+            index, shown = index + 1, 0
 
-@dataclass(frozen=True)
-class _Kind:
-    item: Callable[[Mapping[str, Any]], dict[str, Any]]
-    line: Callable[[Mapping[str, Any]], str]
-
-
-def _take(
-    items: Sequence[Mapping[str, Any]], start: int, kind: _Kind, used: int, limit: int
-) -> tuple[list[dict[str, Any]], int, int]:
-    """Items from `start` while the running token count stays within `limit`."""
-    page: list[dict[str, Any]] = []
-    index = start
-    while index < len(items):
-        item = kind.item(items[index])
-        cost = estimate_tokens(_json(item)) + estimate_tokens(kind.line(item)) + 1
-        if used + cost > limit:
-            break
-        page.append(item)
-        used += cost
-        index += 1
-    return page, index, used
+    complete = index >= len(window) and not more_after_window
+    next_cursor = (
+        None if complete else Cursor(position.node_index + index, shown, header["version"]).encode()
+    )
+    data = header | {"nodes": node_items, "edges": edge_items, "nextCursor": next_cursor}
+    return Summary(_render(data, names), data)
 
 
 def _node_item(node: Node) -> dict[str, Any]:
@@ -206,43 +245,39 @@ def _node_line(item: Mapping[str, Any]) -> str:
     return f"- {item['label'] or item['id']} [{item['id']}] ({item['type'] or 'other'})"
 
 
-def _edge_line(item: Mapping[str, Any], *, names: Mapping[str, str]) -> str:
+def _edge_line(item: Mapping[str, Any], names: Mapping[str, str]) -> str:
     label = f" ({item['label']})" if item.get("label") else ""
     source = names.get(item["source"], item["source"])
     target = names.get(item["target"], item["target"])
     return f"- {source} -> {target}{label} [{item['id']}]"
 
 
-def _overview_lines(overview: Mapping[str, Any]) -> list[str]:
-    version = f" (version {overview['version']})" if overview.get("version") is not None else ""
+def _header_lines(header: Mapping[str, Any]) -> list[str]:
+    version = f" (version {header['version']})" if header.get("version") is not None else ""
     lines = [
-        f"Current graph has {_count(overview['nodeCount'], 'node')} and "
-        f"{_count(overview['edgeCount'], 'edge')}{version}."
+        f"Current graph has {_count(header['nodeCount'], 'node')} and "
+        f"{_count(header['edgeCount'], 'edge')}{version}."
     ]
-    if overview.get("note"):
-        lines.append(overview["note"])
-    if overview.get("nodeTypes"):
-        lines.append("Node types: " + _tally(overview["nodeTypes"]))
-    if overview.get("edgeLabels"):
-        lines.append("Edge labels: " + _tally(overview["edgeLabels"]))
-    if overview.get("topNodes"):
+    if header.get("note"):
+        lines.append(header["note"])
+    if header.get("nodeTypes"):
+        lines.append("Node types: " + _tally(header["nodeTypes"]))
+    if header.get("edgeLabels"):
+        lines.append("Edge labels: " + _tally(header["edgeLabels"]))
+    if header.get("topNodes"):
         lines.append(
             "Most connected: "
-            + ", ".join(f"{n['label'] or n['id']} ({n['degree']})" for n in overview["topNodes"])
+            + ", ".join(f"{n['label'] or n['id']} ({n['degree']})" for n in header["topNodes"])
         )
     return lines
 
 
-def _render(data: Mapping[str, Any], edge_line: Callable[[Mapping[str, Any]], str]) -> str:
-    lines = _overview_lines(data)
+def _render(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    lines = _header_lines(data)
     if data["nodes"]:
-        first, end = data["nodeRange"]
-        lines += ["", f"Nodes {first + 1}-{end} of {data['nodeCount']}:"]
-        lines += [_node_line(item) for item in data["nodes"]]
+        lines += ["", "Nodes:", *(_node_line(item) for item in data["nodes"])]
     if data["edges"]:
-        first, end = data["edgeRange"]
-        lines += ["", f"Edges {first + 1}-{end} of {data['edgeCount']}:"]
-        lines += [edge_line(item) for item in data["edges"]]
+        lines += ["", "Edges:", *(_edge_line(item, names) for item in data["edges"])]
     if data["nextCursor"]:
         lines += ["", f'More: call getGraphState with cursor "{data["nextCursor"]}".']
     return "\n".join(lines)
@@ -254,9 +289,6 @@ def _count(count: int, noun: str) -> str:
 
 def _tally(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{name} {count}" for name, count in counts.items())
-
-
-_NODES = _Kind(_node_item, _node_line)
 
 
 def _short(text: Any) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -20,12 +21,18 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp_types import CallToolResult
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.requests import Request
 
 from graphwright import mcpkit
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
 from graphwright.errors import GraphwrightError, InvalidInput
 from graphwright.graphmode import analysis, summary
-from graphwright.graphmode.client import BackendResolver, DatabaseContext, GraphBackend
+from graphwright.graphmode.client import (
+    BackendResolver,
+    DatabaseContext,
+    GraphBackend,
+    HttpCaller,
+)
 from graphwright.graphmode.schemas import (
     ChangesetSummary,
     Edge,
@@ -48,9 +55,10 @@ M = TypeVar("M", bound=BaseModel)
 DATABASE_CONTEXT = "databaseContext"
 LISTED_IDS = 100  # ids listed in a structured result before it says "truncated"
 NEIGHBORHOOD_NODES = 5_000
+TOP_NODES = 10
+TOP_NODES_MAX_GRAPH = 5_000  # nodes; above, reading the whole graph per summary costs seconds
 
 _ABSENT = object()
-_database_context: ContextVar[Any] = ContextVar("graph_database_context", default=_ABSENT)
 
 WRITE = mcpkit.hints(read_only=False)
 WRITE_IDEMPOTENT = mcpkit.hints(read_only=False, idempotent=True)
@@ -67,27 +75,46 @@ INSTRUCTIONS = (
 )
 
 
+@dataclass(frozen=True)
+class _CallOrigin:
+    database_context: Any  # the raw `databaseContext` argument, or _ABSENT
+    caller: HttpCaller | None  # set when the call came over streamable HTTP
+
+
+_call_origin: ContextVar[_CallOrigin | None] = ContextVar("graph_call_origin", default=None)
+
+
 async def lift_database_context(
     ctx: ServerRequestContext[Any, Any], call_next: CallNext
 ) -> HandlerResult:
-    """Move `databaseContext` out of a tools/call's arguments into this call's context."""
+    """Move `databaseContext` out of a tools/call's arguments into this call's context, with
+    who sent the call (or the resource read) when it came over HTTP."""
+    if ctx.method not in ("tools/call", "resources/read"):
+        return await call_next(ctx)
+    request = ctx.request
+    caller = HttpCaller.of(request.scope, request.headers) if isinstance(request, Request) else None
     params = ctx.params
     arguments = params.get("arguments") if isinstance(params, Mapping) else None
-    if ctx.method != "tools/call" or not isinstance(arguments, Mapping):
-        return await call_next(ctx)
-    if DATABASE_CONTEXT not in arguments:
-        return await call_next(ctx)
-    rest = {key: value for key, value in arguments.items() if key != DATABASE_CONTEXT}
-    token = _database_context.set(arguments[DATABASE_CONTEXT])
+    raw = arguments.get(DATABASE_CONTEXT, _ABSENT) if isinstance(arguments, Mapping) else _ABSENT
+    if raw is not _ABSENT:
+        rest = {key: value for key, value in arguments.items() if key != DATABASE_CONTEXT}
+        ctx = dataclasses.replace(ctx, params={**params, "arguments": rest})
+    token = _call_origin.set(_CallOrigin(raw, caller))
     try:
-        return await call_next(dataclasses.replace(ctx, params={**params, "arguments": rest}))
+        return await call_next(ctx)
     finally:
-        _database_context.reset(token)
+        _call_origin.reset(token)
 
 
-def current_database_context() -> DatabaseContext | None:
-    raw = _database_context.get()
-    return None if raw is _ABSENT else DatabaseContext.parse(raw)
+def _resolve(resolver: BackendResolver, conversation: str | None = None) -> GraphBackend:
+    """This call's backend; `conversation` (a resource's) replaces any databaseContext."""
+    origin = _call_origin.get() or _CallOrigin(_ABSENT, None)
+    context = None
+    if conversation is not None:
+        context = DatabaseContext(conversation)
+    elif origin.database_context is not _ABSENT:
+        context = DatabaseContext.parse(origin.database_context)
+    return resolver.resolve(context, origin.caller)
 
 
 # --- tool-boundary models --------------------------------------------------------------------
@@ -188,8 +215,6 @@ class GraphStateResult(BaseModel):
     topNodes: list[dict[str, Any]] | None = None
     nodes: list[NodeBrief]
     edges: list[dict[str, Any]]
-    nodeRange: list[int]
-    edgeRange: list[int]
     nextCursor: str | None = Field(description="Pass to getGraphState for the next page.")
 
 
@@ -272,8 +297,8 @@ def _removal(removal: Removal, version: int) -> RemovalResult:
 
 def _removal_text(removal: Removal, version: int) -> str:
     listed = ", ".join(removal.node_ids[:20]) + (" ..." if removal.node_count > 20 else "")
-    nodes = f"{removal.node_count} node{'s' if removal.node_count != 1 else ''}"
-    edges = f"{removal.edge_count} edge{'s' if removal.edge_count != 1 else ''}"
+    nodes = f"{removal.node_count} node{_s(removal.node_count)}"
+    edges = f"{removal.edge_count} edge{_s(removal.edge_count)}"
     what = f"{nodes} ({listed}) and {edges}" if removal.node_count else edges
     if removal.preview:
         return f"Preview: this would remove {what}. Nothing was changed (version {version})."
@@ -308,7 +333,7 @@ def graph_server(resolver: BackendResolver | None = None) -> MCPServer[Any]:
     server.middleware.append(lift_database_context)
 
     def backend() -> GraphBackend:
-        return backends.resolve(current_database_context())
+        return _resolve(backends)
 
     @server.resource(
         "graph://{conversationId}",
@@ -319,7 +344,7 @@ def graph_server(resolver: BackendResolver | None = None) -> MCPServer[Any]:
     )
     async def graph_resource(conversationId: str) -> str:
         try:
-            return await backends.resolve(DatabaseContext(conversationId)).export()
+            return await _resolve(backends, conversationId).export()
         except GraphwrightError as exc:
             raise ResourceError(str(exc)) from exc
 
@@ -393,7 +418,7 @@ def graph_server(resolver: BackendResolver | None = None) -> MCPServer[Any]:
         graph = backend()
         node = await graph.get_node(nodeId)
         removal, version = await graph.remove_node(node.id)
-        edges = f"{removal.edge_count} connected edge{'s' if removal.edge_count != 1 else ''}"
+        edges = f"{removal.edge_count} connected edge{_s(removal.edge_count)}"
         return mcpkit.tool_result(
             f"Removed node {_quoted(node)} and its {edges} (version {version}).",
             structured=_removal(removal, version),
@@ -489,14 +514,17 @@ def graph_server(resolver: BackendResolver | None = None) -> MCPServer[Any]:
         If nextCursor is set, more nodes and edges follow: call again with that cursor. To find
         particular nodes use searchNodes, filterByType or getNeighbors instead of paging.
         """
-        rows = await backend().rows()
-        told = await _in_thread(
-            summary.summarize,
-            rows.nodes,
-            rows.edges,
-            version=rows.version,
-            token_budget=tokenBudget,
+        graph = backend()
+        position = summary.start(cursor)
+        overview = await _overview(graph, with_top_nodes=cursor is None)
+        window = await graph.window(position.node_index, summary.window_size(tokenBudget))
+        told = summary.summarize(
+            overview,
+            window.nodes,
+            window.edges,
             cursor=cursor,
+            more_after_window=window.has_more,
+            token_budget=tokenBudget,
         )
         return mcpkit.tool_result(told.text, structured=told.data)
 
@@ -732,7 +760,7 @@ def graph_server(resolver: BackendResolver | None = None) -> MCPServer[Any]:
 
     # -- history ------------------------------------------------------------------------------
 
-    @mcpkit.tool(server, name="undo", annotations=WRITE)
+    @mcpkit.tool(server, name="undo", annotations=DESTRUCTIVE)
     async def undo() -> Annotated[CallToolResult, ChangeResult]:
         """Undo the latest change still in effect (itself recorded as a new version)."""
         change, version = await backend().undo()
@@ -741,7 +769,7 @@ def graph_server(resolver: BackendResolver | None = None) -> MCPServer[Any]:
             structured=ChangeResult(change=change, version=version),
         )
 
-    @mcpkit.tool(server, name="redo", annotations=WRITE)
+    @mcpkit.tool(server, name="redo", annotations=DESTRUCTIVE)
     async def redo() -> Annotated[CallToolResult, ChangeResult]:
         """Redo the change undone last (only right after undo; a new edit drops the redo)."""
         change, version = await backend().redo()
@@ -857,6 +885,26 @@ def graph_server(resolver: BackendResolver | None = None) -> MCPServer[Any]:
         )
 
     return server
+
+
+async def _overview(graph: GraphBackend, *, with_top_nodes: bool) -> summary.Overview:
+    """Counts and types from the service; top nodes by degree only where the graph is small
+    enough to read whole (the service has no degree ranking yet)."""
+    info = await graph.summary()
+    if info is None:
+        return summary.Overview(node_count=0, edge_count=0, version=0, top_nodes=[])
+    top_nodes = None
+    if with_top_nodes and info.node_count <= TOP_NODES_MAX_GRAPH:
+        rows = await graph.rows()
+        top_nodes = summary.top_by_degree(rows.nodes, rows.edges, TOP_NODES)
+    return summary.Overview(
+        node_count=info.node_count,
+        edge_count=info.edge_count,
+        version=info.version,
+        node_types=info.node_types,
+        edge_labels=info.edge_labels,
+        top_nodes=top_nodes,
+    )
 
 
 def _canonical(nodes: Sequence[Mapping[str, Any]], node_id: str) -> str:

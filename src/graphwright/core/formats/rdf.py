@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 from urllib.parse import quote
@@ -63,6 +63,8 @@ _DOUBLE = ox.NamedNode(XSD + "double")
 _STRING = ox.NamedNode(XSD + "string")
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal
+# Plain tuples of pyoxigraph terms: building ox.Triple objects costs more than the rest together.
+Triple = tuple[ox.NamedNode | ox.BlankNode, ox.NamedNode, Term]
 
 
 def iri_for(identifier: str) -> str:
@@ -111,10 +113,10 @@ def _property_iri(name: str) -> ox.NamedNode:
 # -- triples ---------------------------------------------------------------------------------
 
 
-def triples(graph: dict[str, Any]) -> list[ox.Triple]:
+def triples(graph: dict[str, Any]) -> list[Triple]:
     """The graph as RDF triples, each once, in the order nodes and links come."""
     terms = _Terms()
-    found: dict[ox.Triple, None] = {}
+    found: dict[Triple, None] = {}
     for node in graph["nodes"]:
         found.update(dict.fromkeys(_node_triples(node, terms)))
     for position, link in enumerate(graph["links"]):
@@ -122,32 +124,32 @@ def triples(graph: dict[str, Any]) -> list[ox.Triple]:
     return list(found)
 
 
-def _node_triples(node: dict[str, Any], terms: _Terms) -> Iterator[ox.Triple]:
+def _node_triples(node: dict[str, Any], terms: _Terms) -> Iterator[Triple]:
     subject = terms.iri(node["id"])
     categories, _ = node_categories(node)
     for category in categories or ():
-        yield ox.Triple(subject, _TYPE, terms.iri(category))
+        yield (subject, _TYPE, terms.iri(category))
     if isinstance(node.get("name"), str):
-        yield ox.Triple(subject, _LABEL, ox.Literal(node["name"]))
+        yield (subject, _LABEL, ox.Literal(node["name"]))
     for key, value in node.items():
         if key not in ("id", "name", "category"):
             yield from _property_triples(subject, terms.property(key), value)
 
 
-def _link_triples(link: dict[str, Any], position: int, terms: _Terms) -> Iterator[ox.Triple]:
+def _link_triples(link: dict[str, Any], position: int, terms: _Terms) -> Iterator[Triple]:
     subject = terms.iri(link["source"])
     target = terms.iri(link["target"])
     predicate = terms.iri(link_predicate(link)[0])
     statement = ox.BlankNode(f"link{position}")
-    yield ox.Triple(subject, predicate, target)
-    yield ox.Triple(statement, _TYPE, _STATEMENT)
-    yield ox.Triple(statement, _SUBJECT, subject)
-    yield ox.Triple(statement, _PREDICATE, predicate)
-    yield ox.Triple(statement, _OBJECT, target)
+    yield (subject, predicate, target)
+    yield (statement, _TYPE, _STATEMENT)
+    yield (statement, _SUBJECT, subject)
+    yield (statement, _PREDICATE, predicate)
+    yield (statement, _OBJECT, target)
     if isinstance(link.get("label"), str):
-        yield ox.Triple(statement, _LABEL, ox.Literal(link["label"]))
+        yield (statement, _LABEL, ox.Literal(link["label"]))
     for item in link["evidence"]:
-        yield ox.Triple(statement, _PUBLICATIONS, _reference(item, terms))
+        yield (statement, _PUBLICATIONS, _reference(item, terms))
     for key, value in link.items():
         if key not in ("source", "target", "label", "evidence"):
             yield from _property_triples(statement, terms.property(key), value)
@@ -155,10 +157,10 @@ def _link_triples(link: dict[str, Any], position: int, terms: _Terms) -> Iterato
 
 def _property_triples(
     subject: ox.NamedNode | ox.BlankNode, predicate: ox.NamedNode, value: Any
-) -> Iterator[ox.Triple]:
+) -> Iterator[Triple]:
     for item in value if isinstance(value, list) else [value]:
         if item is not None:
-            yield ox.Triple(subject, predicate, _literal(item))
+            yield (subject, predicate, _literal(item))
 
 
 def _reference(item: Any, terms: _Terms) -> Term:
@@ -186,30 +188,31 @@ def _literal(value: Any) -> ox.Literal:
 
 
 def write_ntriples(graph: dict[str, Any]) -> str:
-    return ox.serialize(triples(graph), format=ox.RdfFormat.N_TRIPLES).decode()
+    # pyoxigraph terms print in their N-Triples form, as its serializer writes them.
+    return "".join(f"{s} {p} {o} .\n" for s, p, o in triples(graph))
 
 
 def write_jsonld(graph: dict[str, Any]) -> str:
     """Compact JSON-LD: one object per subject under @graph, IRIs shortened by CONTEXT."""
-    subjects: dict[str, dict[str, Any]] = {}
-    for triple in triples(graph):
-        subject_id = _term_id(triple.subject)
-        entry = subjects.setdefault(subject_id, {"@id": subject_id})
-        if triple.predicate == _TYPE:
-            key, value = "@type", _compact(triple.object.value)
+    compact = cache(_compact)
+    subjects: dict[str, dict[str, list[Any]]] = {}
+    for subject, predicate, value_term in triples(graph):
+        entry = subjects.setdefault(_term_id(subject, compact), {})
+        if predicate == _TYPE:
+            key, value = "@type", compact(value_term.value)
         else:
-            key, value = _compact(triple.predicate.value), _jsonld_value(triple.object)
-        if key in entry:
-            existing = entry[key]
-            entry[key] = [*existing, value] if isinstance(existing, list) else [existing, value]
-        else:
-            entry[key] = value
-    document = {"@context": CONTEXT, "@graph": list(subjects.values())}
+            key, value = compact(predicate.value), _jsonld_value(value_term, compact)
+        entry.setdefault(key, []).append(value)
+    objects = [
+        {"@id": subject, **{key: v[0] if len(v) == 1 else v for key, v in entry.items()}}
+        for subject, entry in subjects.items()
+    ]
+    document = {"@context": CONTEXT, "@graph": objects}
     return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
 
 
-def _term_id(term: Term) -> str:
-    return f"_:{term.value}" if isinstance(term, ox.BlankNode) else _compact(term.value)
+def _term_id(term: Term, compact: Callable[[str], str]) -> str:
+    return f"_:{term.value}" if isinstance(term, ox.BlankNode) else compact(term.value)
 
 
 def _compact(iri: str) -> str:
@@ -219,9 +222,9 @@ def _compact(iri: str) -> str:
     return iri
 
 
-def _jsonld_value(term: Term) -> Any:
+def _jsonld_value(term: Term, compact: Callable[[str], str]) -> Any:
     if isinstance(term, ox.Literal):
         if term.datatype == _STRING:
             return term.value
-        return {"@value": term.value, "@type": _compact(term.datatype.value)}
-    return {"@id": _term_id(term)}
+        return {"@value": term.value, "@type": compact(term.datatype.value)}
+    return {"@id": _term_id(term, compact)}
