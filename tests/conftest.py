@@ -1,4 +1,5 @@
-"""Shared fixtures. Tests run on SQLite, and on PostgreSQL when GRAPHWRIGHT_TEST_DATABASE_URL is set.
+"""Shared fixtures: tests run on SQLite, and also on PostgreSQL when
+GRAPHWRIGHT_TEST_DATABASE_URL is set.
 
 On PostgreSQL each test gets its own schema (through `search_path`), dropped afterwards.
 """

@@ -43,18 +43,24 @@ def ok(
     message: str | None = None,
 ) -> Response:
     """A success envelope; `version` (the graph version after a write) also goes in `ETag`."""
-    body: dict[str, Any] = {"success": True, "data": _plain(data)}
+    extra: dict[str, Any] = {}
     headers = {}
     if version is not None:
-        body["version"] = version
+        extra["version"] = version
         headers["ETag"] = f'"{version}"'
     if message:
-        body["message"] = message
+        extra["message"] = message
+    if isinstance(data, BaseModel):
+        # pydantic writes the JSON itself, much faster than dumping an intermediate dict.
+        tail = b"".join(b"," + orjson.dumps(k) + b":" + orjson.dumps(v) for k, v in extra.items())
+        content = b'{"success":true,"data":' + data.model_dump_json(by_alias=True).encode()
+        content += tail + b"}"
+    else:
+        content = orjson.dumps(
+            {"success": True, "data": _plain(data), **extra}, option=orjson.OPT_NON_STR_KEYS
+        )
     return Response(
-        orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS),
-        status_code=status_code,
-        media_type="application/json",
-        headers=headers,
+        content, status_code=status_code, media_type="application/json", headers=headers
     )
 
 

@@ -362,3 +362,24 @@ def test_adding_a_merged_graph_keeps_its_provenance() -> None:
     result = second.to_graph()
     assert result["nodes"][0]["provenance"] == ["call-1", "carried", "call-2"]
     assert result["links"][0]["provenance"] == ["call-1", "carried"]
+
+
+def test_provenance_has_no_repeats_when_records_fold_during_an_add() -> None:
+    accumulator = GraphAccumulator()
+    accumulator.add(graph([node("HGNC:6973"), node("NCBIGene:4193"), node("X")]), "r1")
+    accumulator.add(
+        graph(
+            [
+                node("NCBIGene:4193"),
+                node("X"),
+                node("NCBIGene:4193", equivalent_ids=["HGNC:6973"]),
+                node("HGNC:6973"),
+            ],
+            [link("X", "HGNC:6973"), link("X", "NCBIGene:4193")],
+        ),
+        "r2",
+    )
+    accumulator.add(graph([node("X")]), "r2")
+    result = accumulator.to_graph()
+    assert [item["provenance"] for item in result["nodes"]] == [["r1", "r2"], ["r1", "r2"]]
+    assert [item["provenance"] for item in result["links"]] == [["r2"]]

@@ -275,7 +275,7 @@ def test_neighbors_by_depth_and_direction() -> None:
     assert limited["count"] == 3 and len(limited["neighbors"]) == 1 and limited["truncated"]
 
 
-# --- search and filter -----------------------------------------------------------------------
+# --- search -----------------------------------------------------------------------------
 
 
 def searchable() -> list[dict[str, Any]]:
@@ -322,16 +322,6 @@ def test_search_by_properties_and_type() -> None:
 def test_search_needs_something_to_look_for() -> None:
     with pytest.raises(InvalidInput, match="Give a query, properties or a type"):
         analysis.search(searchable())
-
-
-def test_filter_by_type_pages_case_insensitively() -> None:
-    nodes = searchable()
-    genes = analysis.filter_by_type(nodes, "GENE", limit=2)
-    assert genes["count"] == 3
-    assert [n["id"] for n in genes["nodes"]] == ["NCBIGene:7157", "NCBIGene:4193"]
-    assert genes["truncated"] is True
-    rest = analysis.filter_by_type(nodes, "gene", offset=2, limit=2)
-    assert [n["id"] for n in rest["nodes"]] == ["HGNC:1"] and rest["truncated"] is False
 
 
 # --- invariants ------------------------------------------------------------------------------

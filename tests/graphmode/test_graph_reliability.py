@@ -12,6 +12,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from graphwright.auth.service import AuthService
 from graphwright.db import Database
@@ -168,7 +170,7 @@ def test_sigkill_during_import_is_all_or_nothing(database_url: str, tmp_path: Pa
 
         sender = threading.Thread(target=send_import)
         sender.start()
-        time.sleep(2.5)
+        wait_until_rows_are_written(database_url)
         server.send_signal(signal.SIGKILL)
         server.wait(timeout=30)
         sender.join(timeout=60)
@@ -192,5 +194,27 @@ def test_sigkill_during_import_is_all_or_nothing(database_url: str, tmp_path: Pa
     assert state["metadata"]["version"] == history["version"] == len(history["items"])
     assert service.state_at("kill", 1).metadata.node_count == 1
     database.dispose()
-    # The kill landed mid-import unless the import had already answered.
-    assert isinstance(outcome[0], httpx.TransportError) or imported
+    assert isinstance(outcome[0], httpx.TransportError)  # the server died before answering
+
+
+def wait_until_rows_are_written(database_url: str) -> None:
+    """Return once the import is inserting rows inside its transaction (not merely parsing)."""
+    deadline = time.monotonic() + 120
+    if database_url.startswith("sqlite"):
+        wal = Path(make_url(database_url).database + "-wal")  # type: ignore[operator]
+        while not (wal.exists() and wal.stat().st_size > 2_000_000):
+            assert time.monotonic() < deadline, "the import never started writing"
+            time.sleep(0.01)
+        return
+    engine = create_engine(database_url, isolation_level="AUTOCOMMIT")  # a fresh snapshot per poll
+    query = text(
+        "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' "
+        "AND query LIKE 'COPY graph_edges%'"
+    )
+    try:
+        with engine.connect() as conn:
+            while not conn.execute(query).scalar():
+                assert time.monotonic() < deadline, "the import never started writing"
+                time.sleep(0.01)
+    finally:
+        engine.dispose()

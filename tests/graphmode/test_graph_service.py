@@ -202,10 +202,12 @@ def test_state_filters_and_pages(service: GraphService) -> None:
     small_graph(service)
     page = service.state(C, limit=2)
     assert [n.id for n in page.nodes] == ["A:1", "B:1"] and page.metadata.has_more
-    assert {(e.source, e.target) for e in page.edges} == {("A:1", "B:1"), ("B:1", "C:1")}
+    assert len(page.edges) == 2
     rest = service.state(C, offset=2, limit=2)
     assert [n.id for n in rest.nodes] == ["C:1"] and not rest.metadata.has_more
-    assert len(page.edges) + len(rest.edges) == page.metadata.edge_count == 3
+    assert len(rest.edges) == 1
+    assert {e.id for e in page.edges + rest.edges} == {e.id for e in service.state(C).edges}
+    assert page.metadata.edge_count == 3
     genes = service.state(C, node_types=["gene"])
     assert [(e.source, e.target) for e in genes.edges] == [("A:1", "B:1")]
     chosen = service.state(C, ids=["B:1", "C:1"])

@@ -347,6 +347,13 @@ async def page_a_bigger_graph(call: Call) -> None:
         seen += [n["id"] for n in page.structured_content["nodes"]]
         cursor = page.structured_content["nextCursor"]
     assert len(seen) == len(set(seen)) == first["nodeCount"]
+    genes = await ok(call, "filterByType", {"type": "GENE", "offset": 0, "limit": 50})
+    assert genes.structured_content["count"] == 401
+    assert len(genes.structured_content["nodes"]) == 50 and genes.structured_content["truncated"]
+    last = await ok(call, "filterByType", {"type": "gene", "offset": 400, "limit": 50})
+    assert len(last.structured_content["nodes"]) == 1 and not last.structured_content["truncated"]
+    none = await ok(call, "filterByType", {"type": "pathway"})
+    assert text_of(none) == "0 nodes of type 'pathway' (showing none)."
     await fails(call, "getGraphState", {"cursor": "garbage"}, "is not one that getGraphState")
     await fails(call, "getGraphState", {"tokenBudget": 50}, "tokenBudget")
 
@@ -530,6 +537,34 @@ async def test_graph_server_over_http_with_database_context(
             unnamed = await session.call_tool("getGraphState", {})
             assert unnamed.is_error and text_of(unnamed).startswith("No conversation selected")
     await resolver.aclose()
+
+
+async def test_stdio_server_uses_the_api_named_by_its_environment(
+    tmp_path: Path, database: Database
+) -> None:
+    app = create_app(Settings(home=tmp_path, database_url=database.url), database=database)
+    token = app.state.auth_service.mint(conversation_id="conv-env", label="desktop")
+    async with serving(app) as base:
+        params = StdioServerParameters(
+            command=str(GRAPHWRIGHT),
+            args=["mcp", "graph"],
+            env={
+                "GRAPHWRIGHT_HOME": str(tmp_path / "elsewhere"),
+                "GRAPHWRIGHT_API_URL": base,
+                "GRAPHWRIGHT_TOKEN": token,
+                "GRAPHWRIGHT_CONVERSATION": "conv-env",
+            },
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            await ok(session.call_tool, "addNode", {"label": "TP53", "type": "gene"})
+            other = await session.call_tool(
+                "getGraphState", {"databaseContext": {"conversationId": "conv-other"}}
+            )
+    assert other.is_error and "limited to conversation 'conv-env'" in text_of(other)
+    history = app.state.graph_service.history("conv-env")
+    assert [(item.command, item.actor) for item in history.items] == [("addNode", "desktop")]
+    assert not (tmp_path / "elsewhere" / "graphwright.db").exists()
 
 
 def _valid(auth: Any, token: str) -> bool:

@@ -1,4 +1,4 @@
-"""An independent MCP client, the MCP Inspector CLI, lists and calls tools on each source server.
+"""An independent MCP client, the MCP Inspector CLI, lists and calls a tool on every server.
 
 `make test` installs the Inspector into .mcp-inspector/ (git-ignored); without it the test runs it
 through npx, and skips only when npx itself is missing.
@@ -24,7 +24,10 @@ CALLS = {
     "literature": ("searchPubMed", ["query=imatinib leukemia", "maxResults=2"], "11287972"),
     "grants": ("searchGrants", ["query=Parkinson"], "SYNTHETIC-0005"),
     "kg": ("queryNeighbors", ["curieOrName=imatinib"], "MONDO:0011996"),
+    "graph": ("addNode", ["label=TP53", "type=gene"], "Added node 'TP53' (gene)"),
+    "artifacts": ("list_artifacts", [], "No artifacts in conversation 'inspector'"),
 }
+RETURNS_ARTIFACT = {"literature", "kg"}
 
 
 def inspector_command() -> list[str]:
@@ -38,7 +41,12 @@ def inspector_command() -> list[str]:
 
 async def inspect(server: str, *method: str, home: Path) -> dict:
     command = [*inspector_command(), "--cli", str(GRAPHWRIGHT), "mcp", server, *method]
-    env = {**os.environ, "GRAPHWRIGHT_HOME": str(home), "GRAPHWRIGHT_OFFLINE": "1"}
+    env = {
+        **os.environ,
+        "GRAPHWRIGHT_HOME": str(home / server),
+        "GRAPHWRIGHT_OFFLINE": "1",
+        "GRAPHWRIGHT_CONVERSATION": "inspector",
+    }
     process = await asyncio.create_subprocess_exec(
         *command,
         env=env,
@@ -63,7 +71,7 @@ async def check_server(server: str, home: Path) -> None:
     texts = [block["text"] for block in called["content"] if block["type"] == "text"]
     assert expected in "\n".join(texts)
     resources = [block for block in called["content"] if block["type"] == "resource"]
-    if server != "grants":
+    if server in RETURNS_ARTIFACT:
         assert resources and resources[0]["resource"]["uri"].startswith("graphwright://artifact/")
 
 

@@ -65,6 +65,10 @@ class GraphAccumulator:
         # stale keys), so their ids are never reused
         self._folded: set[int] = set()
         self._moved_records = 0
+        self._result_ids: set[str] = set()
+        # whether this add's result id may already sit in a provenance other than at its end
+        # (the id was used before, or records were folded together during this add)
+        self._scan_provenance = False
 
     @property
     def node_count(self) -> int:
@@ -84,6 +88,8 @@ class GraphAccumulator:
         nodes, links = check_graph(parse_json(graph) if owned else graph)
         number = next(self._result_numbers)
         rid = result_id if result_id is not None else f"result-{number}"
+        self._scan_provenance = rid in self._result_ids
+        self._result_ids.add(rid)
         with _collector_paused():
             moved_before = self._moved_records
             local = self._add_nodes(nodes, rid)
@@ -175,6 +181,7 @@ class GraphAccumulator:
                 self._nodes[winner] = kept
             _merge_fields(kept, moved, _NODE_FIXED)
             self._folded.add(id(moved))
+            self._scan_provenance = True
             self._record_of_raw.clear()  # some raw ids led to the folded record
         self._repoint_links(loser, winner)
 
@@ -200,6 +207,7 @@ class GraphAccumulator:
                     kept["evidence"] = _union_evidence(kept["evidence"], link["evidence"])
                 _merge_fields(kept, link, _LINK_FIXED)
                 folded.add(id(link))
+                self._scan_provenance = True
         adjacent.setdefault(winner, []).extend(touching)
 
     def _adjacency(self) -> dict[str, list[Record]]:
@@ -224,7 +232,7 @@ class GraphAccumulator:
         local: dict[str, str] = {}
         record_of_raw, records = self._record_of_raw, self._nodes
         provenance_of_new = (rid,)
-        extended: dict[tuple[str, ...], tuple[str, ...]] = {}
+        extended: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         for node in nodes:
             raw = node["id"]
             if "equivalent_ids" in node or "same_as" in node or "xref" in node:
@@ -248,11 +256,8 @@ class GraphAccumulator:
                 if PROVENANCE in node or CONFLICTS in node:
                     _merge_fields(record, node, _NODE_FIXED, properties=False)
             provenance = record[PROVENANCE]
-            if provenance[-1] != rid and rid not in provenance:
-                longer = extended.get(provenance)
-                if longer is None:
-                    longer = extended[provenance] = (*provenance, rid)
-                record[PROVENANCE] = longer
+            if provenance[-1] != rid and (not self._scan_provenance or rid not in provenance):
+                record[PROVENANCE] = _extended(extended, provenance, rid)
         return local
 
     def _insert_node(self, leader: str, node: Record, provenance: tuple[str, ...]) -> Record:
@@ -279,7 +284,7 @@ class GraphAccumulator:
         adjacent = self._adjacent
         local_get, by_source = local.get, self._key_by_source
         provenance_of_new = (rid,)
-        extended: dict[tuple[str, ...], tuple[str, ...]] = {}
+        extended: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         for link in links:
             source = local_get(link["source"]) or self._leader(link["source"])
             target = local_get(link["target"]) or self._leader(link["target"])
@@ -331,14 +336,23 @@ class GraphAccumulator:
                         kept["evidence"] = _union_evidence(current, evidence)
                         break
             provenance = kept[PROVENANCE]
-            if provenance[-1] != rid and rid not in provenance:
-                # records that had the same history share one new tuple
-                longer = extended.get(provenance)
-                if longer is None:
-                    longer = extended[provenance] = (*provenance, rid)
-                kept[PROVENANCE] = longer
+            if provenance[-1] != rid and (not self._scan_provenance or rid not in provenance):
+                kept[PROVENANCE] = _extended(extended, provenance, rid)
             if not plain:
                 _merge_fields(kept, link, _LINK_FIXED)
+
+
+def _extended(
+    cache: dict[int, tuple[tuple[str, ...], tuple[str, ...]]], provenance: tuple[str, ...], rid: str
+) -> tuple[str, ...]:
+    """`provenance` + `rid`, one tuple shared by all records of an add with the same history.
+
+    Keyed by id(): the cache holds the old tuple too, so its id stays unique during the add.
+    """
+    hit = cache.get(id(provenance))
+    if hit is None:
+        hit = cache[id(provenance)] = (provenance, (*provenance, rid))
+    return hit[1]
 
 
 @contextmanager

@@ -457,21 +457,6 @@ def _equal(actual: Any, wanted: Any) -> bool:
     return bool(actual == wanted)
 
 
-def filter_by_type(
-    nodes: Sequence[Node], node_type: str, *, offset: int = 0, limit: int = 100
-) -> dict[str, Any]:
-    """Nodes of one type (case-insensitive), in graph order, a page at a time."""
-    matching = [node for node in nodes if _same_type(node, node_type)]
-    page = matching[offset : offset + limit]
-    return {
-        "type": node_type,
-        "count": len(matching),
-        "offset": offset,
-        "nodes": [_node_brief(node) for node in page],
-        "truncated": offset + len(page) < len(matching),
-    }
-
-
 def _same_type(node: Node, node_type: str) -> bool:
     return str(node.get("type") or "").casefold() == node_type.casefold()
 

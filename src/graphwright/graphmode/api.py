@@ -256,12 +256,12 @@ def remove_edges(
     return ok(removal, version=version)
 
 
-@router.get("/edges/{edge_id}", summary="One edge")
+@router.get("/edges/{edge_id:path}", summary="One edge")
 def get_edge(conversation_id: str, edge_id: str, service: Service, _caller: Caller) -> Response:
     return ok(service.get_edge(conversation_id, edge_id))
 
 
-@router.patch("/edges/{edge_id}", summary="Change some fields of an edge")
+@router.patch("/edges/{edge_id:path}", summary="Change some fields of an edge")
 def update_edge(
     conversation_id: str,
     edge_id: str,
@@ -276,7 +276,7 @@ def update_edge(
     return ok(edge, version=version)
 
 
-@router.delete("/edges/{edge_id}", summary="Remove an edge")
+@router.delete("/edges/{edge_id:path}", summary="Remove an edge")
 def remove_edge(
     conversation_id: str, edge_id: str, service: Service, caller: Caller, expected: Expected
 ) -> Response:

@@ -14,7 +14,6 @@ A conversation without a graph reads as an empty graph at version 0.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -61,7 +60,6 @@ Row = dict[str, Any]
 MCP_ACTOR = "mcp:graph"
 STATE_PAGE = 10_000  # nodes per request when the REST backend reads a whole graph
 HTTP_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
-CLIENT_CACHE_SIZE = 16
 
 
 @dataclass(frozen=True)
@@ -81,7 +79,9 @@ class GraphBackend(Protocol):
     async def get_edge(self, edge_id: str) -> Edge: ...
     async def summary(self) -> GraphSummary | None: ...
     async def rows(self) -> GraphRows: ...
-    async def window(self, offset: int, limit: int) -> GraphRows: ...
+    async def window(
+        self, offset: int, limit: int, node_types: Sequence[str] | None = None
+    ) -> GraphRows: ...
     async def neighborhood(self, node_id: str, depth: int, limit: int) -> GraphRows: ...
     async def history(self, offset: int, limit: int) -> HistoryPage: ...
     async def export(self) -> str: ...
@@ -144,11 +144,16 @@ class EmbeddedGraphBackend:
             return GraphRows([], [], 0)
         return _state_rows(state)
 
-    async def window(self, offset: int, limit: int) -> GraphRows:
+    async def window(
+        self, offset: int, limit: int, node_types: Sequence[str] | None = None
+    ) -> GraphRows:
         try:
-            return _state_rows(await self._run(self.service.state, offset=offset, limit=limit))
+            state = await self._run(
+                self.service.state, node_types=node_types, offset=offset, limit=limit
+            )
         except NotFound:
             return GraphRows([], [], 0)
+        return _state_rows(state)
 
     async def neighborhood(self, node_id: str, depth: int, limit: int) -> GraphRows:
         return _state_rows(
@@ -246,10 +251,11 @@ _ERRORS: dict[int, type[GraphwrightError]] = {
 class RestGraphBackend:
     """The graph REST API of a graphwright server, as one conversation's bearer."""
 
-    def __init__(self, client: httpx.AsyncClient, conversation_id: str) -> None:
+    def __init__(self, client: httpx.AsyncClient, conversation_id: str, token: str | None) -> None:
         self.client = client
         self.conversation_id = conversation_id
         self._prefix = f"/api/graph/{quote(conversation_id, safe='')}"
+        self._auth = {"Authorization": f"Bearer {token}"} if token else {}
 
     async def _call(
         self,
@@ -263,7 +269,7 @@ class RestGraphBackend:
         if isinstance(body, BaseModel):
             body = body.model_dump(mode="json", by_alias=True, exclude_none=True)
         content = orjson.dumps(body) if body is not None else None
-        headers = {"Content-Type": "application/json"} if content is not None else None
+        headers = self._auth | ({"Content-Type": "application/json"} if content else {})
         try:
             response = await self.client.request(
                 method, self._prefix + path, content=content, params=params, headers=headers
@@ -309,9 +315,14 @@ class RestGraphBackend:
             if not page.has_more:
                 return GraphRows(nodes, edges, page.version)
 
-    async def window(self, offset: int, limit: int) -> GraphRows:
+    async def window(
+        self, offset: int, limit: int, node_types: Sequence[str] | None = None
+    ) -> GraphRows:
+        params: dict[str, Any] = {"offset": offset, "limit": limit}
+        if node_types:
+            params["nodeTypes"] = list(node_types)
         try:
-            data, _ = await self._call("GET", "/state", params={"offset": offset, "limit": limit})
+            data, _ = await self._call("GET", "/state", params=params)
         except NotFound:
             return GraphRows([], [], 0)
         metadata = data["metadata"]
@@ -332,7 +343,9 @@ class RestGraphBackend:
 
     async def export(self) -> str:
         try:
-            response = await self.client.get(self._prefix + "/export", params={"format": "json"})
+            response = await self.client.get(
+                self._prefix + "/export", params={"format": "json"}, headers=self._auth
+            )
         except httpx.HTTPError as exc:
             raise GraphwrightError(f"Cannot reach the graph API: {exc}") from None
         if not response.is_success:
@@ -493,7 +506,7 @@ class BackendResolver:
     def __init__(self, settings: Settings, service: GraphService | None = None) -> None:
         self.settings = settings
         self._service = service
-        self._clients: OrderedDict[tuple[str, str | None], httpx.AsyncClient] = OrderedDict()
+        self._clients: dict[str, httpx.AsyncClient] = {}
 
     def resolve(
         self, context: DatabaseContext | None, caller: HttpCaller | None = None
@@ -511,13 +524,13 @@ class BackendResolver:
             if context and context.api_base_url:
                 _require_same_server(context.api_base_url, target, caller.own_api)
             token = given_token or caller.token
-            return RestGraphBackend(self._client(target, token), conversation)
+            return RestGraphBackend(self._client(target), conversation, token)
         if context and context.api_base_url:
-            return RestGraphBackend(self._client(context.api_base_url, given_token), conversation)
+            return RestGraphBackend(self._client(context.api_base_url), conversation, given_token)
         if self.settings.api_url:
             settings_token = self.settings.token.get_secret_value() if self.settings.token else None
             token = given_token or settings_token
-            return RestGraphBackend(self._client(self.settings.api_url, token), conversation)
+            return RestGraphBackend(self._client(self.settings.api_url), conversation, token)
         return EmbeddedGraphBackend(self.service, conversation)
 
     @property
@@ -527,17 +540,12 @@ class BackendResolver:
             self._service = GraphService(db, create_graph_events(db))
         return self._service
 
-    def _client(self, base_url: str, token: str | None) -> httpx.AsyncClient:
-        key = (base_url.rstrip("/"), token)
-        client = self._clients.pop(key, None)
-        if client is None:
-            headers = {"Authorization": f"Bearer {token}"} if token else {}
-            client = httpx.AsyncClient(base_url=key[0], headers=headers, timeout=HTTP_TIMEOUT)
-        self._clients[key] = client
-        while len(self._clients) > CLIENT_CACHE_SIZE:
-            # Dropped, not closed: a call may still be using it; it closes when collected.
-            self._clients.popitem(last=False)
-        return client
+    def _client(self, base_url: str) -> httpx.AsyncClient:
+        """One keep-alive client per API address; tokens travel per request."""
+        key = base_url.rstrip("/")
+        if key not in self._clients:
+            self._clients[key] = httpx.AsyncClient(base_url=key, timeout=HTTP_TIMEOUT)
+        return self._clients[key]
 
     async def aclose(self) -> None:
         for client in self._clients.values():

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 from sqlalchemy import Select, and_, delete, func, insert, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session, aliased, defer
 
 from graphwright.graphmode.models import (
     GraphChangeset,
@@ -331,20 +331,18 @@ class GraphRepository:
             query = query.limit(limit)
         return [dict(r._mapping) for r in self.session.execute(query)]
 
-    def edges_from_range(
+    def page_edges(
         self,
         project_id: int,
-        first: str,
-        last: str,
         *,
         node_types: Sequence[str] | None,
         ids: Sequence[str] | None,
         edge_types: Sequence[str] | None,
+        offset: int,
+        limit: int | None,
     ) -> list[Row]:
-        """Edges whose source lies in [first, last] and whose both ends pass the node filter."""
-        query: Select[Any] = select(*_edge_cols()).where(
-            edges.c.project_id == project_id, edges.c.source.between(first, last)
-        )
+        """Edges ordered by id whose both ends pass the node filter, one page of them."""
+        query: Select[Any] = select(*_edge_cols()).where(edges.c.project_id == project_id)
         if edge_types:
             query = query.where(edges.c.type.in_(edge_types))
         if ids is not None:
@@ -355,7 +353,9 @@ class GraphRepository:
                 query = query.join(
                     end, and_(end.c.project_id == edges.c.project_id, end.c.id == column)
                 ).where(end.c.type.in_(node_types))
-        query = query.order_by(edges.c.source, edges.c.id)
+        query = query.order_by(edges.c.id).offset(offset)
+        if limit is not None:
+            query = query.limit(limit)
         return [dict(r._mapping) for r in self.session.execute(query)]
 
     def all_nodes(self, project_id: int) -> list[Row]:
@@ -479,6 +479,7 @@ class GraphRepository:
         )
         items = self.session.scalars(
             select(GraphChangeset)
+            .options(defer(GraphChangeset.forward), defer(GraphChangeset.inverse))
             .where(GraphChangeset.project_id == project_id)
             .order_by(GraphChangeset.version.desc())
             .offset(offset)

@@ -138,27 +138,16 @@ class GraphService:
         with self._db.read() as session:
             repo = GraphRepository(session)
             project = _existing(repo, conversation_id)
-            rows = repo.page_nodes(
-                project.id,
-                node_types=node_types,
-                ids=wanted,
-                offset=offset,
-                limit=limit + 1 if limit is not None else None,
-            )
-            has_more = limit is not None and len(rows) > limit
-            rows = rows[:limit] if limit is not None else rows
-            edge_rows = (
-                repo.edges_from_range(
-                    project.id,
-                    rows[0]["id"],
-                    rows[-1]["id"],
-                    node_types=node_types,
-                    ids=wanted,
-                    edge_types=edge_types,
-                )
-                if rows
-                else []
-            )
+            page = {
+                "node_types": node_types,
+                "ids": wanted,
+                "offset": offset,
+                "limit": limit + 1 if limit is not None else None,
+            }
+            rows = repo.page_nodes(project.id, **page)
+            edge_rows = repo.page_edges(project.id, edge_types=edge_types, **page)
+            has_more = limit is not None and (len(rows) > limit or len(edge_rows) > limit)
+            rows, edge_rows = rows[:limit], edge_rows[:limit]
             node_count, edge_count = repo.counts(project.id)
         metadata = GraphMetadata(
             node_count=node_count,
@@ -928,11 +917,11 @@ def _no_version(version: int, current: int) -> NotFound:
 
 
 def _node(row: Row) -> Node:
-    return Node.model_validate(row, from_attributes=False)
+    return Node.model_validate(row)
 
 
 def _edge(row: Row) -> Edge:
-    return Edge.model_validate(row, from_attributes=False)
+    return Edge.model_validate(row)
 
 
 def _summary(changeset: GraphChangeset) -> ChangesetSummary:

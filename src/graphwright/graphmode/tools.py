@@ -558,12 +558,22 @@ def graph_server(resolver: BackendResolver | None = None) -> MCPServer[Any]:
         offset: Annotated[int, Field(ge=0, description="Skip this many nodes (paging).")] = 0,
         limit: Annotated[int, Field(ge=1, le=1000, description="Most nodes to list.")] = 100,
     ) -> Annotated[CallToolResult, TypedNodes]:
-        """List the nodes of one type (case-insensitive), a page at a time."""
-        rows = await backend().rows()
-        found = analysis.filter_by_type(rows.nodes, type, offset=offset, limit=limit)
-        lines = [f"- {_node_line(n)}" for n in found["nodes"]]
+        """List the nodes of one type (case-insensitive), in id order, a page at a time."""
+        graph = backend()
+        info = await graph.summary()
+        counts = info.node_types if info else {}
+        stored = [name for name in counts if name.casefold() == type.casefold()]
+        page = await graph.window(offset, limit, stored) if stored else None
+        found = TypedNodes(
+            type=type,
+            count=sum(counts[name] for name in stored),
+            offset=offset,
+            nodes=[NodeBrief(**_brief(node)) for node in page.nodes] if page else [],
+            truncated=bool(page and page.has_more),
+        )
+        lines = [f"- {_node_line(_brief(node))}" for node in (page.nodes if page else [])]
         shown = f"{offset + 1}-{offset + len(lines)}" if lines else "none"
-        text = f"{found['count']} node{_s(found['count'])} of type '{type}' (showing {shown})."
+        text = f"{found.count} node{_s(found.count)} of type '{type}' (showing {shown})."
         return mcpkit.tool_result("\n".join([text, *lines]), structured=found)
 
     @mcpkit.tool(server, name="getNeighbors", annotations=READ)
@@ -926,6 +936,10 @@ def _build(model: type[M], **fields: Any) -> M:
             for err in exc.errors()
         )
         raise InvalidInput(problems) from None
+
+
+def _brief(node: Mapping[str, Any]) -> dict[str, Any]:
+    return {"id": node["id"], "label": node.get("label"), "type": node.get("type")}
 
 
 def _node_line(node: Mapping[str, Any]) -> str:
