@@ -1,5 +1,6 @@
-"""The FastAPI application: services built once, routers, `/health`, the error envelope and the
-request body limit. Each room adds its router here with one line."""
+"""The FastAPI application: services built once, routers, MCP over streamable HTTP at /mcp/NAME,
+`/health`, the error envelope and the request body limit. Each room adds its router here with
+one line."""
 
 from __future__ import annotations
 
@@ -12,15 +13,20 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from graphwright import __version__
+from graphwright import __version__, mcp_registry
+from graphwright.artifacts.service import ArtifactService
+from graphwright.artifacts.store import SqlArtifactStore
+from graphwright.artifacts.tools import artifacts_server
 from graphwright.auth.service import AuthService
 from graphwright.chat import api as chat_api
 from graphwright.db import Database
 from graphwright.envelope import error_response, failure, ok
 from graphwright.errors import GraphwrightError
 from graphwright.graphmode import api as graph_api
+from graphwright.graphmode.client import BackendResolver
 from graphwright.graphmode.events import create_graph_events
 from graphwright.graphmode.service import GraphService
+from graphwright.graphmode.tools import graph_server
 from graphwright.settings import Settings, get_settings
 
 HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
@@ -30,11 +36,14 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
     settings = settings or get_settings()
     db = database or Database(settings.resolved_database_url)
     events = create_graph_events(db)
+    graph_service = GraphService(db, events)
+    graph_backends = BackendResolver(settings, graph_service)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         events.start()
         yield
+        await graph_backends.aclose()
         events.close()
         if database is None:
             db.dispose()
@@ -49,7 +58,8 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
     app.state.database = db
     app.state.auth_service = AuthService(db)
     app.state.graph_events = events
-    app.state.graph_service = GraphService(db, events)
+    app.state.graph_service = graph_service
+    app.state.artifact_service = ArtifactService(SqlArtifactStore(db))
 
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     _install_error_handlers(app)
@@ -60,6 +70,16 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
 
     app.include_router(graph_api.router)
     app.include_router(chat_api.router)
+    mcp_registry.mount_all(
+        app,
+        verify_token=app.state.auth_service.authenticate,
+        host=settings.host,
+        settings=settings,
+        servers={
+            "graph": graph_server(graph_backends),
+            "artifacts": artifacts_server(app.state.artifact_service, settings=settings),
+        },
+    )
     return app
 
 

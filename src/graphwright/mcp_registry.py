@@ -1,12 +1,13 @@
 """Every MCP server graphwright ships, by name: `graphwright mcp NAME` and /mcp/NAME over HTTP.
 
-Factories are named by import path so that starting one server imports only its own room.
+Factories are named by import path so that starting one server imports only its own room. Each
+factory takes `settings=` (default: from the environment).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -14,6 +15,7 @@ from starlette.applications import Starlette
 
 from graphwright import mcpkit
 from graphwright.errors import NotFound
+from graphwright.settings import Settings
 
 SERVERS: dict[str, str] = {
     "literature": "graphwright.sources.tools:literature_server",
@@ -28,7 +30,7 @@ def names() -> list[str]:
     return sorted(SERVERS)
 
 
-def factory(name: str) -> Callable[[], MCPServer[Any]]:
+def factory(name: str) -> Callable[..., MCPServer[Any]]:
     try:
         target = SERVERS[name]
     except KeyError:
@@ -39,15 +41,33 @@ def factory(name: str) -> Callable[[], MCPServer[Any]]:
     return getattr(importlib.import_module(module_name), attribute)
 
 
-def create(name: str) -> MCPServer[Any]:
-    return factory(name)()
+def create(name: str, *, settings: Settings | None = None) -> MCPServer[Any]:
+    return factory(name)(settings=settings)
 
 
 def mount_all(
-    app: Starlette, *, verify_token: mcpkit.TokenVerifier | None, host: str = "127.0.0.1"
+    app: Starlette,
+    *,
+    verify_token: mcpkit.TokenVerifier | None,
+    host: str = "127.0.0.1",
+    settings: Settings | None = None,
+    servers: Mapping[str, MCPServer[Any]] | None = None,
 ) -> list[str]:
-    """Mount every server at /mcp/NAME in `app`; returns the mounted paths."""
+    """Mount every server at /mcp/NAME in `app`; returns the mounted paths.
+
+    `servers` are servers the caller built itself, by name (e.g. on the app's own services, so
+    that its live subscribers see their writes); the others are created from `settings`.
+    """
+    built = dict(servers or {})
+    if unknown := sorted(built.keys() - SERVERS.keys()):
+        raise NotFound(f"No MCP server named {unknown}. Known servers: {', '.join(names())}.")
     return [
-        mcpkit.mount_http(app, name, create(name), verify_token=verify_token, host=host)
+        mcpkit.mount_http(
+            app,
+            name,
+            built.get(name) or create(name, settings=settings),
+            verify_token=verify_token,
+            host=host,
+        )
         for name in names()
     ]

@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 import orjson
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp_types import (
     Annotations,
@@ -30,6 +30,7 @@ from mcp_types import (
 )
 from pydantic import BaseModel
 from starlette.applications import Starlette
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -50,6 +51,7 @@ __all__ = [
     "add_tool",
     "error_result",
     "hints",
+    "http_principal",
     "mount_http",
     "new_server",
     "run_stdio",
@@ -240,6 +242,13 @@ class BearerAuth:
             {"error": message}, status_code=401, headers={"WWW-Authenticate": "Bearer"}
         )
         await response(scope, receive, send)
+
+
+def http_principal(ctx: Context) -> Any:
+    """The principal `BearerAuth` let through for this call over streamable HTTP; None over
+    stdio, where the local user who started the server is trusted."""
+    request = ctx.request_context.request
+    return getattr(request.state, "principal", None) if isinstance(request, Request) else None
 
 
 def mount_http(

@@ -44,9 +44,6 @@ class Settings(BaseSettings):
     ncbi_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("GRAPHWRIGHT_NCBI_API_KEY", "NCBI_API_KEY")
     )
-    tavily_api_key: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("GRAPHWRIGHT_TAVILY_API_KEY", "TAVILY_API_KEY")
-    )
 
     @property
     def resolved_database_url(self) -> str:

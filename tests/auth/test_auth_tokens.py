@@ -50,6 +50,16 @@ def test_expired_token_is_refused(database: Database) -> None:
     assert service.authenticate(service.mint(ttl=timedelta(hours=1))).token_id > 0
 
 
+def test_minting_drops_expired_tokens_and_keeps_the_rest(database: Database) -> None:
+    service = AuthService(database)
+    service.mint(conversation_id="c1", ttl=timedelta(microseconds=1))
+    lasting = service.mint(conversation_id="c1", ttl=timedelta(hours=1))
+    forever = service.mint()
+    with database.read() as session:
+        kept = set(session.scalars(select(AuthToken.token_hash)))
+    assert kept == {hash_token(lasting), hash_token(forever)}
+
+
 def test_scoped_token_only_reaches_its_conversation(database: Database) -> None:
     service = AuthService(database)
     principal = service.authenticate(service.mint(conversation_id="c1", ttl=timedelta(minutes=5)))

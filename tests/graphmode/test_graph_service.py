@@ -347,3 +347,20 @@ def test_neighbors_and_search(service: GraphService) -> None:
     around = service.neighbors(C, "A:1")
     assert [n.id for n in around.nodes] == ["A:1", "B:1", "C:1"]
     assert [n.id for n in service.search_nodes(C, "LONE")] == ["Z:9"]
+
+
+def test_import_and_export_other_formats(service: GraphService) -> None:
+    small_graph(service)
+    exported = service.export(C, "kgx-jsonl")
+    assert b"A:1" in (exported if isinstance(exported, bytes) else exported.encode())
+    report, _ = service.import_graph("copy", exported, fmt="kgx-jsonl", actor=ACTOR)
+    assert (report.nodes_added, report.edges_added) == (3, 3)
+    copied = service.state("copy")
+    assert [n.id for n in copied.nodes] == ["A:1", "B:1", "C:1"]
+    assert {(e.source, e.target) for e in copied.edges} == {
+        ("A:1", "B:1"),
+        ("B:1", "C:1"),
+        ("C:1", "A:1"),
+    }
+    with pytest.raises(InvalidInput):
+        service.export(C, "no-such-format")

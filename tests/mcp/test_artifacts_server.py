@@ -8,22 +8,22 @@ is mounted in a FastAPI app on uvicorn with a default conversation, which calls 
 from __future__ import annotations
 
 import asyncio
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
 from mcp.client.session import ClientSession
 from mcp_types import CallToolResult
 
-from graphwright import mcpkit
-from graphwright.artifacts.service import ArtifactService
+from graphwright.app import create_app
+from graphwright.artifacts.service import ArtifactUpdateInput, GetArtifactInput
 from graphwright.artifacts.store import SqlArtifactStore
-from graphwright.artifacts.tools import MODEL_TEXT_LIMIT, artifacts_server
+from graphwright.artifacts.tools import MODEL_TEXT_LIMIT
+from graphwright.core.artifacts import Artifact, Part
 from graphwright.db import Database
 from graphwright.settings import Settings
 from tests.mcp.support import http_session, serving, stdio_session, text_of
 
-TOKEN = "test-token-for-artifacts"
 HINTS = {  # tool: (readOnly, destructive, idempotent)
     "artifact_update": (False, False, False),
     "get_artifact": (True, False, True),
@@ -223,10 +223,9 @@ async def test_artifacts_over_stdio(tmp_path: Path, database_url: str) -> None:
 
 async def test_artifacts_over_streamable_http(tmp_path: Path, database: Database) -> None:
     settings = Settings(home=tmp_path, database_url=database.url, conversation="conv-http")
-    server = artifacts_server(ArtifactService(SqlArtifactStore(database)), settings=settings)
-    app = FastAPI()
-    path = mcpkit.mount_http(app, "artifacts", server, verify_token=TOKEN.__eq__)
-    async with serving(app) as base, http_session(f"{base}{path}", TOKEN) as session:
+    app = create_app(settings, database=database)
+    token = app.state.auth_service.mint(label="desktop")
+    async with serving(app) as base, http_session(f"{base}/mcp/artifacts", token) as session:
         await check_tool_list(session)
         await exercise(Conversation(session, None), "conv-http")
         other = Conversation(session, "conv-other")
@@ -239,3 +238,44 @@ async def test_artifacts_over_streamable_http(tmp_path: Path, database: Database
         assert moved.is_error
         assert text_of(moved) == "No artifact 'table' in this conversation"
     assert await asyncio.to_thread(stored_events, database.url, "conv-other") == []
+
+
+async def test_a_scoped_token_reaches_only_its_own_conversation(
+    tmp_path: Path, database: Database
+) -> None:
+    app = create_app(Settings(home=tmp_path, database_url=database.url), database=database)
+    service = app.state.artifact_service
+    secret = Artifact(artifact_id="secret", parts=[Part(text="B's notes")])
+    service.artifact_update(ArtifactUpdateInput(artifact=secret), context_id="conv-b")
+    token = app.state.auth_service.mint(conversation_id="conv-a", label="chat")
+    refusal = (
+        "This token is limited to conversation 'conv-a' and cannot access conversation 'conv-b'"
+    )
+    notes = {"artifactId": "notes", "parts": [{"text": "A's notes"}]}
+
+    async with (
+        serving(app) as base,
+        http_session(f"{base}/mcp/artifacts", token) as session,
+        aclosing(service.subscribe("conv-a")) as events,
+    ):
+        own = Conversation(session, None)
+        written = await own.ok("artifact_update", artifact=notes)
+        assert written.structured_content["contextId"] == "conv-a"
+        assert (await asyncio.wait_for(anext(events), 10)).artifact.artifact_id == "notes"
+        listed = await own.ok("list_artifacts")
+        assert text_of(listed).startswith("1 artifact(s) in conversation 'conv-a':")
+        named = await Conversation(session, "conv-a").ok("get_artifact", artifactId="notes")
+        assert "A's notes" in text_of(named)
+        # The subscription's replay is over: only the app's own service can deliver this live.
+        await own.ok("artifact_update", artifact=notes | {"parts": [{"text": "more"}]}, append=True)
+        live = await asyncio.wait_for(anext(events), 10)
+        assert (live.artifact.artifact_id, live.append) == ("notes", True)
+
+        other = Conversation(session, "conv-b")
+        await other.fails("get_artifact", refusal, artifactId="secret")
+        await other.fails("list_artifacts", refusal)
+        await other.fails("artifact_update", refusal, artifact={**notes, "artifactId": "secret"})
+        await other.fails("delete_artifact", refusal, artifactId="secret")
+
+    kept = service.get_artifact(GetArtifactInput(artifact_id="secret"), context_id="conv-b")
+    assert (kept.version, kept.artifact.parts[0].text) == (1, "B's notes")

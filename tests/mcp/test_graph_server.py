@@ -7,29 +7,24 @@ streamable HTTP, the server is mounted in the real app on uvicorn, and every cal
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
-import uvicorn
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 
-from graphwright import mcpkit
 from graphwright.app import create_app
 from graphwright.db import Database
-from graphwright.graphmode.client import BackendResolver
-from graphwright.graphmode.tools import graph_server
 from graphwright.settings import Settings
+from tests.mcp.support import http_session, serving, text_of
 
 GRAPHWRIGHT = Path(sys.executable).parent / "graphwright"
 READ_TOOLS = {
@@ -68,10 +63,6 @@ WRITE_TOOLS = {
 ALL_TOOLS = READ_TOOLS | DESTRUCTIVE_TOOLS | WRITE_TOOLS
 
 Call = Callable[[str, dict[str, Any]], Awaitable[CallToolResult]]
-
-
-def text_of(result: CallToolResult) -> str:
-    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
 async def ok(call: Call, name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
@@ -444,32 +435,11 @@ async def test_no_conversation_is_a_clear_tool_error(tmp_path: Path) -> None:
 # --- streamable HTTP, databaseContext pointing at the app's REST API ---------------------------
 
 
-@asynccontextmanager
-async def serving(app: Any) -> AsyncIterator[str]:
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
-
-
 async def test_graph_server_over_http_with_database_context(
     tmp_path: Path, database: Database
 ) -> None:
-    settings = Settings(home=tmp_path, database_url=database.url)
-    app = create_app(settings, database=database)
+    app = create_app(Settings(home=tmp_path, database_url=database.url), database=database)
     auth = app.state.auth_service
-    resolver = BackendResolver(settings)
-    if not any(getattr(route, "path", None) == "/mcp/graph" for route in app.router.routes):
-        mcpkit.mount_http(
-            app, "graph", graph_server(resolver), verify_token=lambda t: _valid(auth, t)
-        )
     token = auth.mint(conversation_id="conv-http", label="chat")
     other_token = auth.mint(conversation_id="someone-else")
 
@@ -534,9 +504,16 @@ async def test_graph_server_over_http_with_database_context(
             assert json.loads(own.contents[0].text)["nodes"]
             with pytest.raises(MCPError, match="limited to conversation 'conv-http'"):
                 await session.read_resource("graph://other")
+            # No databaseContext at all: the conversation the caller's token is scoped to.
             unnamed = await session.call_tool("getGraphState", {})
-            assert unnamed.is_error and text_of(unnamed).startswith("No conversation selected")
-    await resolver.aclose()
+            assert not unnamed.is_error, text_of(unnamed)
+            named = await call("getGraphState", {})
+            assert unnamed.structured_content == named.structured_content
+            assert unnamed.structured_content["nodeCount"] > 0
+
+        async with http_session(f"{base}/mcp/graph", auth.mint(label="any")) as unscoped:
+            nowhere = await unscoped.call_tool("getGraphState", {})
+        assert nowhere.is_error and text_of(nowhere).startswith("No conversation selected")
 
 
 async def test_stdio_server_uses_the_api_named_by_its_environment(
@@ -565,14 +542,6 @@ async def test_stdio_server_uses_the_api_named_by_its_environment(
     history = app.state.graph_service.history("conv-env")
     assert [(item.command, item.actor) for item in history.items] == [("addNode", "desktop")]
     assert not (tmp_path / "elsewhere" / "graphwright.db").exists()
-
-
-def _valid(auth: Any, token: str) -> bool:
-    try:
-        auth.authenticate(token)
-    except Exception:
-        return False
-    return True
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
 """The literature, grants and kg MCP servers through a real MCP ClientSession.
 
-Each server runs as `graphwright mcp NAME` over stdio and mounted at /mcp/NAME in a FastAPI app
+Each server runs as `graphwright mcp NAME` over stdio and at /mcp/NAME in the app (`create_app`)
 served by uvicorn (streamable HTTP with bearer auth). Both use the bundled sample data.
 """
 
@@ -13,22 +13,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
-import httpx2
 import pytest
-from fastapi import FastAPI
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, EmbeddedResource
 from typer.testing import CliRunner
 
-from graphwright import mcp_registry, mcpkit
+from graphwright import mcpkit
+from graphwright.app import create_app
 from graphwright.cli import app as cli
-from graphwright.settings import get_settings
-from tests.mcp.support import GRAPHWRIGHT, serving, text_of
+from graphwright.settings import Settings
+from tests.mcp.support import GRAPHWRIGHT, http_session, serving, text_of
 
 GRANT_PAGE = (Path(__file__).parents[1] / "fixtures" / "sources" / "grant_page.html").read_bytes()
-TOKEN = "test-token-for-sources"
 SERVERS = ("literature", "grants", "kg")
 TOOLS = {
     "literature": {"searchPubMed", "getArticles"},
@@ -202,31 +199,13 @@ async def test_server_over_stdio(name: str, tmp_path: Path, site_port: int) -> N
         await CHECKS[name](session, site_port)
 
 
-@pytest.fixture
-def offline_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    for key, value in server_env(tmp_path).items():
-        monkeypatch.setenv(key, value)
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
-
-
-async def test_servers_over_streamable_http(offline_settings: None, site_port: int) -> None:
-    app = FastAPI()
-    paths = [
-        mcpkit.mount_http(app, name, mcp_registry.create(name), verify_token=TOKEN.__eq__)
-        for name in SERVERS
-    ]
-    assert paths == ["/mcp/literature", "/mcp/grants", "/mcp/kg"]
+async def test_servers_over_streamable_http_in_the_app(tmp_path: Path, site_port: int) -> None:
+    settings = Settings(home=tmp_path, offline=True, fetch_allow_hosts=["127.0.0.1"])
+    app = create_app(settings)
+    token = app.state.auth_service.mint(label="sources")
     async with serving(app) as base:
         for name in SERVERS:
-            headers = {"Authorization": f"Bearer {TOKEN}"}
-            async with (
-                httpx2.AsyncClient(headers=headers, timeout=30) as http,
-                streamable_http_client(f"{base}/mcp/{name}", http_client=http) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await session.initialize()
+            async with http_session(f"{base}/mcp/{name}", token) as session:
                 await CHECKS[name](session, site_port)
 
         async with httpx.AsyncClient() as plain:

@@ -4,6 +4,9 @@ The tool functions take pydantic input models whose JSON schema can serve as the
 as it is (A2A field names: artifactId, lastChunk...). The conversation (A2A context) is passed
 separately, because the adapter, not the model, knows which conversation a call belongs to.
 
+Who may touch which conversation: `context_for` picks the conversation of a call and refuses one
+that the caller's token is not scoped to.
+
 A turn's artifacts are persisted with `save_turn`, all in one transaction. With carry-over on,
 `start_turn` seeds the next turn with the latest stored knowledge graph and bibliography of the
 conversation, and `save_turn` writes the new turn's graph and bibliography as new versions of the
@@ -20,8 +23,15 @@ from graphwright.artifacts.events import ArtifactEvent
 from graphwright.artifacts.models import ArtifactSummary, ArtifactVersion, StoredArtifact
 from graphwright.artifacts.store import ArtifactStore, ArtifactWrite
 from graphwright.artifacts.turn import CARRIED_TYPES, TurnArtifacts
+from graphwright.auth.models import Principal
+from graphwright.auth.service import AuthService
 from graphwright.core.artifacts import A2AModel, Artifact, ChatArtifact, from_chat, to_chat
-from graphwright.errors import NotFound
+from graphwright.errors import InvalidInput, NotFound
+
+NO_CONVERSATION = (
+    "No conversation selected: pass contextId (the A2A context id of the conversation), or "
+    "start the server with GRAPHWRIGHT_CONVERSATION set"
+)
 
 
 class ArtifactUpdateInput(A2AModel):
@@ -61,6 +71,21 @@ class DeletedArtifact(A2AModel):
 class ArtifactService:
     def __init__(self, store: ArtifactStore) -> None:
         self.store = store
+
+    @staticmethod
+    def context_for(
+        requested: str | None, *, principal: Principal | None, default: str | None = None
+    ) -> str:
+        """The conversation a call acts on: the one requested, else the one the caller's token
+        is scoped to, else `default`. A scoped token may act on its own conversation only;
+        `principal` None is a trusted local caller (stdio)."""
+        scoped = principal.conversation_id if principal else None
+        chosen = requested or scoped or default
+        if not chosen:
+            raise InvalidInput(NO_CONVERSATION)
+        if principal is not None:
+            AuthService.authorize(principal, chosen)
+        return chosen
 
     def artifact_update(
         self, request: ArtifactUpdateInput, *, context_id: str, task_id: str | None = None

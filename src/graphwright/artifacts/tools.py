@@ -1,8 +1,9 @@
 """The `artifacts` MCP server: the LLM's A2A artifact tools, thin over `ArtifactService`.
 
-Which conversation (A2A context) a call acts on comes from its `contextId` argument, or else from
-the server's `GRAPHWRIGHT_CONVERSATION`. Storage is the embedded SQL store on the configured
-database.
+Which conversation (A2A context) a call acts on comes from its `contextId` argument, else (over
+HTTP) from the conversation the caller's token is scoped to, else from the server's
+`GRAPHWRIGHT_CONVERSATION`; a scoped token reaches no other conversation. Storage is the embedded
+SQL store on the configured database, or the service passed in (the app's own, in `serve`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import orjson
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
@@ -27,15 +28,9 @@ from graphwright.artifacts.service import (
 from graphwright.artifacts.store import ArtifactWrite, SqlArtifactStore
 from graphwright.core.artifacts import A2AModel, Artifact, Part
 from graphwright.db import Database
-from graphwright.errors import InvalidInput
 from graphwright.settings import Settings, get_settings
 
 MODEL_TEXT_LIMIT = 12_000  # characters of an artifact's content shown to the model
-
-NO_CONVERSATION = (
-    "No conversation selected: pass contextId (the A2A context id of the conversation), or "
-    "start the server with GRAPHWRIGHT_CONVERSATION set"
-)
 
 INSTRUCTIONS = (
     "Keep documents, data and files for the person (and other agents) as A2A artifacts of this "
@@ -48,7 +43,7 @@ ContextId = Annotated[
     Field(
         min_length=1,
         description="The conversation (A2A contextId) the artifacts belong to. Leave it out to "
-        "use the server's own conversation.",
+        "use this session's own conversation.",
     ),
 ]
 
@@ -120,11 +115,9 @@ def artifacts_server(
     )
     server = mcpkit.new_server("artifacts", instructions=INSTRUCTIONS)
 
-    def conversation(context_id: str | None) -> str:
-        chosen = context_id or settings.conversation
-        if not chosen:
-            raise InvalidInput(NO_CONVERSATION)
-        return chosen
+    def conversation(context_id: str | None, ctx: Context) -> str:
+        principal = mcpkit.http_principal(ctx)
+        return artifacts.context_for(context_id, principal=principal, default=settings.conversation)
 
     @mcpkit.tool(server, name="artifact_update", annotations=mcpkit.hints(read_only=False))
     def artifact_update(
@@ -154,6 +147,8 @@ def artifacts_server(
             Field(min_length=1, description="The A2A task (e.g. the chat turn) that made it."),
         ] = None,
         contextId: ContextId = None,
+        *,
+        ctx: Context,
     ) -> Annotated[CallToolResult, ArtifactWrite]:
         """Create or update an artifact that the person and other agents can use: a document,
         a table of data, a file or a link. An unknown artifactId creates the artifact.
@@ -168,7 +163,7 @@ def artifacts_server(
         """
         request = ArtifactUpdateInput(artifact=artifact, append=append, last_chunk=lastChunk)
         write = artifacts.artifact_update(
-            request, context_id=conversation(contextId), task_id=taskId
+            request, context_id=conversation(contextId, ctx), task_id=taskId
         )
         return mcpkit.tool_result(_write_text(write), structured=write.to_json_dict())
 
@@ -180,6 +175,8 @@ def artifacts_server(
             Field(ge=1, description="An earlier version to read (1 is the first write)."),
         ] = None,
         contextId: ContextId = None,
+        *,
+        ctx: Context,
     ) -> Annotated[CallToolResult, StoredArtifact]:
         """Read one artifact of the conversation: its name, parts and state (version, closed).
 
@@ -187,7 +184,7 @@ def artifacts_server(
         read back. Long content is shortened in the text; structuredContent has all of it.
         """
         request = GetArtifactInput(artifact_id=artifactId, version=version)
-        stored = artifacts.get_artifact(request, context_id=conversation(contextId))
+        stored = artifacts.get_artifact(request, context_id=conversation(contextId, ctx))
         return mcpkit.tool_result(_stored_text(stored), structured=stored.to_json_dict())
 
     @mcpkit.tool(server, name="list_artifacts", annotations=mcpkit.hints(read_only=True))
@@ -196,10 +193,12 @@ def artifacts_server(
             str | None, Field(min_length=1, description="Only the artifacts of this A2A task.")
         ] = None,
         contextId: ContextId = None,
+        *,
+        ctx: Context,
     ) -> Annotated[CallToolResult, ArtifactList]:
         """List the conversation's artifacts, oldest first: id, name, media type, version and
         whether each is closed, without their content (read one with get_artifact)."""
-        context_id = conversation(contextId)
+        context_id = conversation(contextId, ctx)
         listed = artifacts.list_artifacts(ListArtifactsInput(task_id=taskId), context_id=context_id)
         if listed:
             lines = "\n".join(_summary_line(summary) for summary in listed)
@@ -217,12 +216,14 @@ def artifacts_server(
     def delete_artifact(
         artifactId: Annotated[str, Field(min_length=1, description="The artifact's id.")],
         contextId: ContextId = None,
+        *,
+        ctx: Context,
     ) -> Annotated[CallToolResult, DeletedArtifact]:
         """Delete an artifact of the conversation with all its versions. This cannot be undone;
         the person loses it too, so delete only what they asked to remove or what you made in
         error."""
         request = DeleteArtifactInput(artifact_id=artifactId)
-        deleted = artifacts.delete_artifact(request, context_id=conversation(contextId))
+        deleted = artifacts.delete_artifact(request, context_id=conversation(contextId, ctx))
         text = f"Deleted artifact '{artifactId}' and its versions."
         return mcpkit.tool_result(text, structured=deleted.to_json_dict())
 

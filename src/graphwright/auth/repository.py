@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from graphwright.auth.models import AuthToken
@@ -29,3 +29,9 @@ class TokenRepository:
             .values(revoked_at=when)
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    def delete_expired(self, now: datetime) -> int:
+        result = self.session.execute(
+            delete(AuthToken).where(AuthToken.expires_at.is_not(None), AuthToken.expires_at <= now)
+        )
+        return int(result.rowcount)  # type: ignore[attr-defined]

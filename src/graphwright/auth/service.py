@@ -35,7 +35,10 @@ class AuthService:
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         now = datetime.now(UTC)
         with self._db.write() as session:
-            TokenRepository(session).add(
+            tokens = TokenRepository(session)
+            # The chat mints a short-lived token per Graph Mode turn: drop the expired ones.
+            tokens.delete_expired(now)
+            tokens.add(
                 AuthToken(
                     token_hash=hash_token(token),
                     conversation_id=conversation_id,

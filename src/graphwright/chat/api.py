@@ -14,8 +14,6 @@ import orjson
 from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
 from sse_starlette.sse import EventSourceResponse
 
-from graphwright.artifacts.service import ArtifactService
-from graphwright.artifacts.store import SqlArtifactStore
 from graphwright.auth.api import conversation_principal, current_principal
 from graphwright.auth.models import Principal
 from graphwright.auth.service import AuthService
@@ -46,7 +44,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         db=state.database,
         manager=McpManager(load_mcp_servers(settings)),
         model=load_chat_model(settings.model),
-        artifacts=ArtifactService(SqlArtifactStore(state.database)),
+        artifacts=state.artifact_service,
         graphs=state.graph_service,
         auth=state.auth_service,
         api_base_url=api_base_url(settings),

@@ -1,13 +1,11 @@
-"""`graphwright serve`: the REST API (and, as rooms add them, the UI, MCP and A2A) on uvicorn."""
+"""`graphwright serve`: the REST API, MCP over streamable HTTP and the chat API on uvicorn."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 import typer
-import uvicorn
 
-from graphwright.app import create_app
 from graphwright.cli.common import bad_input_exits, console
 from graphwright.settings import get_settings
 
@@ -17,14 +15,19 @@ def serve(
     port: Annotated[int | None, typer.Option(help="Port (default 8000).")] = None,
 ) -> None:
     """Run the graphwright server until interrupted."""
+    # Imported here: the app pulls in every room, which `graphwright mcp NAME` must not pay for.
+    import uvicorn
+
+    from graphwright.app import create_app
+
     settings = get_settings()
-    bind_host = host or settings.host
-    bind_port = port if port is not None else settings.port
+    updates = {key: value for key, value in (("host", host), ("port", port)) if value is not None}
+    settings = settings.model_copy(update=updates)
     with bad_input_exits("serve"):
         app = create_app(settings)
     console.print(
-        f"graphwright on http://{bind_host}:{bind_port} (data in {settings.home.resolve()}); "
-        "API calls need a token: graphwright token create",
+        f"graphwright on http://{settings.host}:{settings.port} "
+        f"(data in {settings.home.resolve()}); API calls need a token: graphwright token create",
         highlight=False,
     )
-    uvicorn.run(app, host=bind_host, port=bind_port, log_level="info")
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")

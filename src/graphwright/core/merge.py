@@ -8,7 +8,7 @@ O(size of that result). The rules are in docs/merge.md.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import count
 from typing import Any
@@ -31,14 +31,22 @@ _SORT_KEYS = orjson.OPT_SORT_KEYS
 
 LinkKey = tuple[Any, ...]
 Record = dict[str, Any]
+# A record's result ids: a bit mask of add numbers, or the ids themselves (see GraphAccumulator)
+Provenance = int | tuple[str, ...]
+# Adds recorded as mask bits; masks of up to 60 bits stay small ints (two 30-bit digits)
+MASK_ADDS = 59
 
 
 class GraphAccumulator:
     """Merges seed graphs one tool result at a time; see docs/merge.md for the rules.
 
-    Internally `evidence` and `provenance` are tuples: a whole result's new links share one
-    provenance tuple, and records holding only strings and tuples drop out of the cyclic
-    garbage collector's scans. `to_graph()` hands out lists.
+    Internally `evidence` is a tuple, and `provenance` is usually a bit mask of the adds that
+    touched the record (bit n: the n-th add, whose result id is `_result_id_of[n]`): recording
+    a result is then one `|` in the hot loops instead of building a tuple, and records whose
+    evidence did not change hold nothing the cyclic garbage collector must scan again. Records
+    whose provenance is not in add order (carried by an input, or merged when two records
+    fold), and every record after the first `MASK_ADDS` adds, hold a tuple of result ids.
+    `to_graph()` and `to_json()` hand out lists.
     """
 
     def __init__(self, *, key_by_source: bool = False) -> None:
@@ -48,6 +56,10 @@ class GraphAccumulator:
         # raw id -> its node record (a record keeps its identity when it moves to a new leader;
         # emptied when a record is folded into another)
         self._record_of_raw: dict[str, Record] = {}
+        # raw id -> a copy of a node already merged into that record which is not a subset of
+        # it (a known conflict, an equivalence declared again): the same node again changes
+        # nothing but provenance. Only nodes whose values are scalars or lists of scalars.
+        self._merged_node: dict[str, Record] = {}
         self._parent: dict[str, str] = {}
         self._members: dict[str, list[str]] = {}
         self._nodes: dict[str, Record] = {}
@@ -65,10 +77,7 @@ class GraphAccumulator:
         # stale keys), so their ids are never reused
         self._folded: set[int] = set()
         self._moved_records = 0
-        self._result_ids: set[str] = set()
-        # whether this add's result id may already sit in a provenance other than at its end
-        # (the id was used before, or records were folded together during this add)
-        self._scan_provenance = False
+        self._result_id_of: list[str] = [""]  # add number -> its result id
 
     @property
     def node_count(self) -> int:
@@ -88,27 +97,36 @@ class GraphAccumulator:
         nodes, links = check_graph(parse_json(graph) if owned else graph)
         number = next(self._result_numbers)
         rid = result_id if result_id is not None else f"result-{number}"
-        self._scan_provenance = rid in self._result_ids
-        self._result_ids.add(rid)
+        self._result_id_of.append(rid)
+        bit = 1 << number if number <= MASK_ADDS else 0
         with _collector_paused():
             moved_before = self._moved_records
-            local = self._add_nodes(nodes, rid)
+            local = self._add_nodes(nodes, bit)
             if self._moved_records != moved_before:
                 # an equivalence declared later in this result may have moved earlier nodes
                 local = {raw: self._find(leader) for raw, leader in local.items()}
-            self._add_links(links, local, rid, owned=owned)
+            self._add_links(links, local, bit, owned=owned)
 
     def to_graph(self) -> dict[str, list[Record]]:
         """The merged graph in first-seen order, as new dicts and lists the caller may change."""
+        ids = self._provenance_reader()
         with _collector_paused():
             return {
-                "nodes": [_fresh_copy(node) for node in self._live_nodes()],
-                "links": [_fresh_link(link) for link in self._live_links()],
+                "nodes": [_fresh_copy(node, ids) for node in self._live_nodes()],
+                "links": [_fresh_link(link, ids) for link in self._live_links()],
             }
 
     def to_json(self) -> bytes:
-        """The merged graph serialised as seed graph JSON, without copying it first."""
-        return orjson.dumps({"nodes": self._live_nodes(), "links": self._live_links()})
+        """The merged graph serialised as seed graph JSON."""
+        ids = self._provenance_reader()
+        with _collector_paused():
+            graph = {
+                "nodes": [{**node, PROVENANCE: ids(node[PROVENANCE])}
+                          for node in self._live_nodes()],
+                "links": [{**link, PROVENANCE: ids(link[PROVENANCE])}
+                          for link in self._live_links()],
+            }  # fmt: skip
+            return orjson.dumps(graph)
 
     def _live_nodes(self) -> list[Record]:
         folded = self._folded
@@ -126,6 +144,37 @@ class GraphAccumulator:
                 seen.add(id(link))
                 live.append(link)
         return live
+
+    # -- provenance ----------------------------------------------------------------------------
+
+    def _provenance_reader(self) -> Callable[[Provenance], tuple[str, ...]]:
+        """A function from a stored provenance to its result ids (masks decoded once each)."""
+        decoded: dict[int, tuple[str, ...]] = {}
+        result_id_of = self._result_id_of
+
+        def result_ids(provenance: Provenance) -> tuple[str, ...]:
+            if type(provenance) is not int:
+                return provenance
+            ids = decoded.get(provenance)
+            if ids is None:
+                numbers = range(provenance.bit_length())
+                ids = tuple(dict.fromkeys(result_id_of[n] for n in numbers if provenance >> n & 1))
+                decoded[provenance] = ids
+            return ids
+
+        return result_ids
+
+    def _touched(self, provenance: Provenance) -> tuple[str, ...]:
+        """`provenance` as a tuple that ends with (or already has) this add's result id."""
+        past = self._provenance_reader()(provenance)
+        rid = self._result_id_of[-1]
+        return past if rid in past else (*past, rid)
+
+    def _add_provenance(self, record: Record, result_ids: tuple[str, ...]) -> None:
+        past = self._provenance_reader()(record[PROVENANCE])
+        merged = _with_prior(past, result_ids)
+        if merged != past:
+            record[PROVENANCE] = merged
 
     # -- identifiers -------------------------------------------------------------------------
 
@@ -179,11 +228,26 @@ class GraphAccumulator:
                 self._node_seq[winner] = moved_seq
                 kept["id"] = winner
                 self._nodes[winner] = kept
-            _merge_fields(kept, moved, _NODE_FIXED)
-            self._folded.add(id(moved))
-            self._scan_provenance = True
-            self._record_of_raw.clear()  # some raw ids led to the folded record
+            self._fold(kept, moved, _NODE_FIXED)
+            # some raw ids led to the folded record
+            self._record_of_raw.clear()
+            self._merged_node.clear()
         self._repoint_links(loser, winner)
+
+    def _fold(self, kept: Record, other: Record, fixed: frozenset) -> None:
+        """Fold the stored record `other` (same node or link) into `kept`."""
+        _merge_properties(kept, other, fixed)
+        self._add_provenance(kept, self._provenance_reader()(other[PROVENANCE]))
+        _merge_conflicts(kept, other)
+        self._folded.add(id(other))
+
+    def _merge_input(self, record: Record, item: Record, fixed: frozenset) -> None:
+        """Merge an input node or link's properties, provenance and conflicts into `record`."""
+        _merge_properties(record, item, fixed)
+        incoming = item.get(PROVENANCE)
+        if incoming:
+            self._add_provenance(record, _with_prior(incoming, ()))
+        _merge_conflicts(record, item)
 
     def _repoint_links(self, loser: str, winner: str) -> None:
         """Only the links touching `loser` are re-keyed (the adjacency index lists them)."""
@@ -205,9 +269,7 @@ class GraphAccumulator:
             else:
                 if link["evidence"]:
                     kept["evidence"] = _union_evidence(kept["evidence"], link["evidence"])
-                _merge_fields(kept, link, _LINK_FIXED)
-                folded.add(id(link))
-                self._scan_provenance = True
+                self._fold(kept, link, _LINK_FIXED)
         adjacent.setdefault(winner, []).extend(touching)
 
     def _adjacency(self) -> dict[str, list[Record]]:
@@ -227,40 +289,50 @@ class GraphAccumulator:
 
     # -- nodes and links -----------------------------------------------------------------------
 
-    def _add_nodes(self, nodes: list[Record], rid: str) -> dict[str, str]:
+    def _add_nodes(self, nodes: list[Record], bit: int) -> dict[str, str]:
         """Merge the nodes; return each raw node id's leader."""
         local: dict[str, str] = {}
-        record_of_raw, records = self._record_of_raw, self._nodes
-        provenance_of_new = (rid,)
-        extended: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        record_of_raw, merged_node = self._record_of_raw.get, self._merged_node.get
         for node in nodes:
             raw = node["id"]
-            if "equivalent_ids" in node or "same_as" in node or "xref" in node:
-                node_id = self._normalize(raw)
-                for other in _declared_equivalents(node):
-                    self._union(node_id, self._normalize(other))
-            record = record_of_raw.get(raw)
-            if record is None:
-                leader = self._leader(raw)
-                record = records.get(leader)
-                if record is None:
-                    record_of_raw[raw] = self._insert_node(leader, node, provenance_of_new)
-                    local[raw] = leader
-                    continue
-                record_of_raw[raw] = record
+            record = record_of_raw(raw)
+            # The common case, a node merged before, is two C-speed comparisons: `node` adds
+            # nothing to its record, or equals a node that was merged into it already.
+            if record is None or not (node.items() <= record.items() or node == merged_node(raw)):
+                record = self._merge_node(node, raw, bit)
             local[raw] = record["id"]
-            if not node.items() <= record.items():  # C-speed check: anything new in `node`?
-                for field, value in node.items():
-                    if record.get(field) != value and field not in _NODE_FIXED:
-                        _merge_property(record, field, value)
-                if PROVENANCE in node or CONFLICTS in node:
-                    _merge_fields(record, node, _NODE_FIXED, properties=False)
             provenance = record[PROVENANCE]
-            if provenance[-1] != rid and (not self._scan_provenance or rid not in provenance):
-                record[PROVENANCE] = _extended(extended, provenance, rid)
+            if type(provenance) is int and bit:
+                record[PROVENANCE] = provenance | bit
+            else:
+                record[PROVENANCE] = self._touched(provenance)
         return local
 
-    def _insert_node(self, leader: str, node: Record, provenance: tuple[str, ...]) -> Record:
+    def _merge_node(self, node: Record, raw: str, bit: int) -> Record:
+        """The careful path: equivalences, a new record, or properties to merge."""
+        if "equivalent_ids" in node or "same_as" in node or "xref" in node:
+            node_id = self._normalize(raw)
+            for other in _declared_equivalents(node):
+                self._union(node_id, self._normalize(other))
+        record = self._record_of_raw.get(raw)
+        if record is None:
+            leader = self._leader(raw)
+            record = self._nodes.get(leader)
+            inserted = record is None
+            if inserted:
+                record = self._insert_node(leader, node, bit)
+            self._record_of_raw[raw] = record
+        else:
+            inserted = False
+        if not node.items() <= record.items():
+            if not inserted:
+                self._merge_input(record, node, _NODE_FIXED)
+            snapshot = _snapshot(node)
+            if snapshot is not None:
+                self._merged_node[raw] = snapshot
+        return record
+
+    def _insert_node(self, leader: str, node: Record, bit: int) -> Record:
         record = node.copy()
         for field, value in node.items():
             if type(value) is list or type(value) is dict or field in PMID_FIELDS:
@@ -269,60 +341,49 @@ class GraphAccumulator:
         members = self._members.get(leader)
         if members is not None:
             record[EQUIVALENT_IDS] = sorted(members, key=prefix_rank)
-        record[PROVENANCE] = _with_prior(node.get(PROVENANCE), provenance)
+        record[PROVENANCE] = self._new_provenance(node.get(PROVENANCE), bit)
         self._nodes[leader] = record
         self._node_seq[leader] = len(self._node_order)
         self._node_order.append(record)
         return record
 
+    def _new_provenance(self, prior: Any, bit: int) -> Provenance:
+        """Provenance an input already carried (a merged graph added again), then this add's."""
+        if not prior and bit:
+            return bit
+        return _with_prior(prior, (self._result_id_of[-1],))
+
     def _add_links(
-        self, links: list[Record], local: dict[str, str], rid: str, *, owned: bool
+        self, links: list[Record], local: dict[str, str], bit: int, *, owned: bool
     ) -> None:
         # The hot loop of a merge: plain dict and tuple operations, and helper calls only for
         # what the common case (a new link, or a repeated one with known evidence) does not need.
         index_get, index = self._links.get, self._links
         adjacent = self._adjacent
-        local_get, by_source = local.get, self._key_by_source
-        provenance_of_new = (rid,)
-        extended: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        local_get, leader, by_source = local.get, self._leader, self._key_by_source
         for link in links:
-            source = local_get(link["source"]) or self._leader(link["source"])
-            target = local_get(link["target"]) or self._leader(link["target"])
+            source = local_get(link["source"]) or leader(link["source"])
+            target = local_get(link["target"]) or leader(link["target"])
+            label = link.get("label")
             if by_source:
-                key: LinkKey = (
-                    source,
-                    link.get("label") or "",
-                    target,
-                    primary_knowledge_source(link),
-                )
+                key: LinkKey = (source, label or "", target, primary_knowledge_source(link))
             else:
-                key = (source, link.get("label") or "", target)
+                key = (source, label or "", target)
             evidence = link.get("evidence") or ()
             if type(evidence) is not list and type(evidence) is not tuple:
                 evidence = (evidence,)
             # only source, target, label and evidence: no other fields to merge
-            plain = len(link) <= 2 + ("label" in link) + ("evidence" in link)
+            plain = len(link) == 4 and label is not None and "evidence" in link
             kept = index_get(key)
             if kept is None:
-                new = link if owned else link.copy()
-                new["source"] = source
-                new["target"] = target
-                if not evidence:
-                    new["evidence"] = ()
-                elif (
-                    len(evidence) == 1
-                    and type(item := evidence[0]) is str
-                    and item[:5] == "PMID:"
-                    and item[5:].isdigit()
-                ):
-                    new["evidence"] = (item,)
+                evidence = _new_evidence(evidence)
+                if plain and bit:
+                    # a new dict holding no list, which the garbage collector can stop
+                    # tracking (a copy of the input would stay tracked)
+                    new = {"source": source, "target": target, "label": label,
+                           "evidence": evidence, PROVENANCE: bit}  # fmt: skip
                 else:
-                    new["evidence"] = _normalized_evidence(evidence)
-                if plain:
-                    new[PROVENANCE] = provenance_of_new
-                else:
-                    new[PROVENANCE] = _with_prior(link.get(PROVENANCE), provenance_of_new)
-                    _own_extras(new)
+                    new = self._new_link(link, source, target, evidence, bit, owned=owned)
                 index[key] = new
                 if adjacent is not None:
                     adjacent.setdefault(source, []).append(new)
@@ -336,23 +397,36 @@ class GraphAccumulator:
                         kept["evidence"] = _union_evidence(current, evidence)
                         break
             provenance = kept[PROVENANCE]
-            if provenance[-1] != rid and (not self._scan_provenance or rid not in provenance):
-                kept[PROVENANCE] = _extended(extended, provenance, rid)
-            if not plain:
-                _merge_fields(kept, link, _LINK_FIXED)
+            if type(provenance) is int and bit:
+                kept[PROVENANCE] = provenance | bit
+            else:
+                kept[PROVENANCE] = self._touched(provenance)
+            if not plain and len(link) > 2 + ("label" in link) + ("evidence" in link):
+                self._merge_input(kept, link, _LINK_FIXED)
+
+    def _new_link(
+        self, link: Record, source: str, target: str, evidence: Any, bit: int, *, owned: bool
+    ) -> Record:
+        new = link if owned else link.copy()
+        new["source"] = source
+        new["target"] = target
+        new["evidence"] = evidence
+        new[PROVENANCE] = self._new_provenance(link.get(PROVENANCE), bit)
+        _own_extras(new)
+        return new
 
 
-def _extended(
-    cache: dict[int, tuple[tuple[str, ...], tuple[str, ...]]], provenance: tuple[str, ...], rid: str
-) -> tuple[str, ...]:
-    """`provenance` + `rid`, one tuple shared by all records of an add with the same history.
-
-    Keyed by id(): the cache holds the old tuple too, so its id stays unique during the add.
-    """
-    hit = cache.get(id(provenance))
-    if hit is None:
-        hit = cache[id(provenance)] = (provenance, (*provenance, rid))
-    return hit[1]
+def _new_evidence(evidence: Any) -> tuple[Any, ...]:
+    if not evidence:
+        return ()
+    if (
+        len(evidence) == 1
+        and type(item := evidence[0]) is str
+        and item[:5] == "PMID:"
+        and item[5:].isdigit()
+    ):
+        return (item,)
+    return _normalized_evidence(evidence)
 
 
 @contextmanager
@@ -416,14 +490,6 @@ def _pmid_item(value: Any) -> Any:
     return normalize_pmid(value, bare_digits=True) or value
 
 
-def _evidence_item(item: Any) -> Any:
-    if type(item) is str:
-        if item[:5] == "PMID:" and item[5:].isdigit():
-            return item
-        return normalize_pmid(item) or item.strip()
-    return item
-
-
 def _normalized_evidence(items: Any) -> tuple[Any, ...]:
     for item in items:
         if not (type(item) is str and item[:5] == "PMID:" and item[5:].isdigit()):
@@ -433,11 +499,15 @@ def _normalized_evidence(items: Any) -> tuple[Any, ...]:
 
 def _union_evidence(current: tuple[Any, ...], items: Any) -> tuple[Any, ...]:
     """`current` followed by the items not in it yet; PMIDs as `PMID:<digits>`."""
-    seen = {_hash_key(item) for item in current}
+    seen = {item if type(item) is str else _hash_key(item) for item in current}
     added = []
     for item in items:
-        item = _evidence_item(item)
-        key = _hash_key(item)
+        if type(item) is str:
+            if not (item[:5] == "PMID:" and item[5:].isdigit()):
+                item = normalize_pmid(item) or item.strip()
+            key = item
+        else:
+            key = _hash_key(item)
         if key not in seen:
             seen.add(key)
             added.append(item)
@@ -475,14 +545,32 @@ def _own_extras(link: Record) -> None:
             link[field] = _owned(field, value)
 
 
-def _fresh_copy(item: Record) -> Record:
-    return {key: _owned("", value) for key, value in item.items()}
+def _fresh_copy(item: Record, result_ids: Callable[[Provenance], tuple[str, ...]]) -> Record:
+    fresh = {key: _owned("", value) for key, value in item.items()}
+    fresh[PROVENANCE] = list(result_ids(item[PROVENANCE]))
+    return fresh
 
 
-def _fresh_link(link: Record) -> Record:
+def _fresh_link(link: Record, result_ids: Callable[[Provenance], tuple[str, ...]]) -> Record:
     if len(link) == 4 + ("label" in link):  # source, target, evidence, provenance only
-        return {**link, "evidence": list(link["evidence"]), PROVENANCE: list(link[PROVENANCE])}
-    return _fresh_copy(link)
+        return {**link, "evidence": list(link["evidence"]),
+                PROVENANCE: list(result_ids(link[PROVENANCE]))}  # fmt: skip
+    return _fresh_copy(link, result_ids)
+
+
+def _snapshot(node: Record) -> Record | None:
+    """A copy of `node` that later changes to it cannot reach, if its values are scalars or
+    lists of scalars (else None: not worth a deep copy)."""
+    snapshot = {}
+    for field, value in node.items():
+        if type(value) is list:
+            if any(type(item) is list or type(item) is dict for item in value):
+                return None
+            value = list(value)
+        elif type(value) is dict:
+            return None
+        snapshot[field] = value
+    return snapshot
 
 
 def _with_prior(prior: Any, provenance: tuple[str, ...]) -> tuple[str, ...]:
@@ -495,17 +583,13 @@ def _with_prior(prior: Any, provenance: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(merged)
 
 
-def _merge_fields(
-    record: Record, other: Record, fixed: frozenset, *, properties: bool = True
-) -> None:
-    """Fold `other` (same node or link) into `record`: properties, provenance, conflicts."""
-    if properties:
-        for field, value in other.items():
-            if field not in fixed and record.get(field) != value:
-                _merge_property(record, field, value)
-    incoming = other.get(PROVENANCE)
-    if incoming:
-        record[PROVENANCE] = _with_prior(record[PROVENANCE], _with_prior(incoming, ()))
+def _merge_properties(record: Record, other: Record, fixed: frozenset) -> None:
+    for field, value in other.items():
+        if field not in fixed and record.get(field) != value:
+            _merge_property(record, field, value)
+
+
+def _merge_conflicts(record: Record, other: Record) -> None:
     conflicts = other.get(CONFLICTS)
     if isinstance(conflicts, dict):
         for field, values in conflicts.items():

@@ -24,6 +24,7 @@ import httpx
 import orjson
 from pydantic import BaseModel, TypeAdapter
 
+from graphwright.auth.models import Principal
 from graphwright.db import Database
 from graphwright.errors import (
     Conflict,
@@ -460,10 +461,12 @@ class DatabaseContext:
 @dataclass(frozen=True)
 class HttpCaller:
     """Who sent a tool call over streamable HTTP: this server's own API address (from the
-    listening socket, never the Host header) and the caller's bearer token."""
+    listening socket, never the Host header), the caller's bearer token and the conversation
+    that token is scoped to (when the app's bearer check let it through)."""
 
     own_api: str
     token: str | None
+    conversation: str | None = None
 
     @classmethod
     def of(cls, scope: Mapping[str, Any], headers: Mapping[str, str]) -> HttpCaller:
@@ -472,7 +475,9 @@ class HttpCaller:
         scheme = "https" if scope.get("scheme") == "https" else "http"
         scheme_name, _, token = headers.get("authorization", "").partition(" ")
         bearer = token.strip() if scheme_name.lower() == "bearer" and token.strip() else None
-        return cls(f"{scheme}://{host}:{port}", bearer)
+        principal = scope.get("state", {}).get("principal")
+        scoped = principal.conversation_id if isinstance(principal, Principal) else None
+        return cls(f"{scheme}://{host}:{port}", bearer, scoped)
 
 
 _LOOPBACK = {"localhost", "127.0.0.1", "::1"}
@@ -511,11 +516,13 @@ class BackendResolver:
     def resolve(
         self, context: DatabaseContext | None, caller: HttpCaller | None = None
     ) -> GraphBackend:
-        """The backend of one call. `caller` is set when the call came over HTTP: then the
+        """The backend of one call. `caller` is set when the call came over HTTP: then a call
+        without databaseContext works on the conversation its token is scoped to, and the
         graph is reached only through this server's own REST API (or GRAPHWRIGHT_API_URL) with
         a bearer token, so a token scoped to one conversation cannot reach another, and a
         databaseContext cannot send this server to any other address."""
-        conversation = context.conversation_id if context else self.settings.conversation
+        scoped = caller.conversation if caller else None
+        conversation = context.conversation_id if context else scoped or self.settings.conversation
         if not conversation:
             raise InvalidInput(NO_CONVERSATION)
         given_token = context.access_token if context else None

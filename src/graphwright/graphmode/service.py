@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from graphwright.core.formats import read_graph, write_graph
 from graphwright.core.ids import normalize_curie
 from graphwright.core.merge import GraphAccumulator
 from graphwright.db import Database
@@ -257,8 +258,6 @@ class GraphService:
         }
 
     def export(self, conversation_id: str, fmt: str = "json") -> str | bytes:
-        from graphwright.core.formats import write_graph
-
         return write_graph(self.to_graph(conversation_id), fmt)
 
     def history(self, conversation_id: str, *, offset: int = 0, limit: int = 50) -> HistoryPage:
@@ -1062,8 +1061,6 @@ def _parse_graph(graph: dict[str, Any] | str | bytes, fmt: str) -> dict[str, Any
     """Seed graph JSON as it came (the accumulator validates it), other formats converted."""
     if isinstance(graph, dict) or fmt == "json":
         return graph
-    from graphwright.core.formats import read_graph
-
     return read_graph(graph, fmt)
 
 

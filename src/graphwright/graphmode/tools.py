@@ -48,7 +48,7 @@ from graphwright.graphmode.schemas import (
     Removal,
     UpdateNodeOp,
 )
-from graphwright.settings import get_settings
+from graphwright.settings import Settings, get_settings
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -326,9 +326,11 @@ async def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
 # --- the server ------------------------------------------------------------------------------
 
 
-def graph_server(resolver: BackendResolver | None = None) -> MCPServer[Any]:
+def graph_server(
+    resolver: BackendResolver | None = None, *, settings: Settings | None = None
+) -> MCPServer[Any]:
     """The Graph Mode MCP server; `resolver` defaults to one built from the settings."""
-    backends = resolver or BackendResolver(get_settings())
+    backends = resolver or BackendResolver(settings or get_settings())
     server = mcpkit.new_server("graph", instructions=INSTRUCTIONS)
     server.middleware.append(lift_database_context)
 

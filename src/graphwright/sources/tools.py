@@ -15,7 +15,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from graphwright import mcpkit
-from graphwright.settings import get_settings
+from graphwright.settings import Settings, get_settings
 from graphwright.sources import models
 from graphwright.sources.reporter import MAX_LIMIT, GrantQuery
 from graphwright.sources.service import (
@@ -70,9 +70,11 @@ def _bibliography(result: models.LiteratureResult, title: str) -> CallToolResult
     return mcpkit.tool_result(text, structured=result, artifacts=[artifact])
 
 
-def literature_server(service: LiteratureService | None = None) -> MCPServer[Any]:
+def literature_server(
+    service: LiteratureService | None = None, *, settings: Settings | None = None
+) -> MCPServer[Any]:
     """PubMed search and retrieval (NCBI E-utilities; bundled sample corpus offline)."""
-    literature = service or LiteratureService.from_settings(get_settings())
+    literature = service or LiteratureService.from_settings(settings or get_settings())
     server = mcpkit.new_server(
         "literature",
         instructions="Search PubMed and fetch citations. Results come with a bibliography "
@@ -140,9 +142,11 @@ def _grant_markdown(index: int, grant: models.Grant) -> str:
     return line
 
 
-def grants_server(service: GrantsService | None = None) -> MCPServer[Any]:
+def grants_server(
+    service: GrantsService | None = None, *, settings: Settings | None = None
+) -> MCPServer[Any]:
     """NIH grant search (RePORTER v2; bundled sample grants offline) and safe page fetching."""
-    grants = service or GrantsService.from_settings(get_settings())
+    grants = service or GrantsService.from_settings(settings or get_settings())
     server = mcpkit.new_server(
         "grants",
         instructions="Search NIH grants with searchGrants; turn a grant web page into a "
@@ -262,9 +266,11 @@ def _graph_artifact(title: str, graph: dict[str, Any], source: str) -> list[mcpk
     return [mcpkit.Artifact(mcpkit.KNOWLEDGE_GRAPH, title, graph, metadata={"source": source})]
 
 
-def kg_server(service: KnowledgeGraphService | None = None) -> MCPServer[Any]:
+def kg_server(
+    service: KnowledgeGraphService | None = None, *, settings: Settings | None = None
+) -> MCPServer[Any]:
     """Biomedical knowledge graph: neighbours, paths and name resolution."""
-    knowledge = service or KnowledgeGraphService.from_settings(get_settings())
+    knowledge = service or KnowledgeGraphService.from_settings(settings or get_settings())
     server = mcpkit.new_server(
         "kg",
         instructions="Explore a biomedical knowledge graph (genes, diseases, drugs, processes). "

@@ -1,0 +1,62 @@
+"""`create_app` serves every registered MCP server at /mcp/NAME, only to a valid bearer token."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from graphwright import mcp_registry, mcpkit
+from graphwright.app import create_app
+from graphwright.db import Database
+from graphwright.errors import NotFound
+from graphwright.settings import Settings
+from tests.mcp.support import http_session, serving
+
+A_TOOL_OF = {
+    "literature": "searchPubMed",
+    "grants": "searchGrants",
+    "kg": "resolveName",
+    "graph": "addNode",
+    "artifacts": "artifact_update",
+}
+LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+
+
+async def test_the_app_serves_every_server_to_a_token_holder_only(
+    tmp_path: Path, database: Database
+) -> None:
+    assert sorted(A_TOOL_OF) == mcp_registry.names()
+    settings = Settings(home=tmp_path, database_url=database.url, offline=True)
+    app = create_app(settings, database=database)
+    token = app.state.auth_service.mint(label="client")
+
+    async with serving(app) as base:
+        for name, tool in A_TOOL_OF.items():
+            async with http_session(f"{base}/mcp/{name}", token) as session:
+                assert session.server_info is not None and session.server_info.name == name
+                assert tool in {listed.name for listed in (await session.list_tools()).tools}
+
+        async with httpx.AsyncClient(base_url=base) as plain:
+            refused = {
+                name: [
+                    await plain.post(f"/mcp/{name}", json=LIST_TOOLS),
+                    await plain.post(
+                        f"/mcp/{name}", json=LIST_TOOLS, headers={"Authorization": "Bearer nope"}
+                    ),
+                ]
+                for name in A_TOOL_OF
+            }
+    for name, (missing, wrong) in refused.items():
+        assert (missing.status_code, wrong.status_code) == (401, 401), name
+        assert missing.headers["www-authenticate"] == "Bearer"
+        assert missing.json()["error"].startswith("A bearer token is required")
+        assert wrong.json()["error"] == "The bearer token is not valid"
+
+
+def test_mount_all_refuses_a_server_it_does_not_know() -> None:
+    with pytest.raises(NotFound, match=r"No MCP server named \['nope'\]"):
+        stray = mcpkit.new_server("nope", instructions="Not a graphwright server.")
+        mcp_registry.mount_all(FastAPI(), verify_token=None, servers={"nope": stray})
