@@ -7,6 +7,7 @@ On PostgreSQL each test gets its own schema (through `search_path`), dropped aft
 from __future__ import annotations
 
 import os
+import signal
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from urllib.parse import quote
 
 import pytest
 from sqlalchemy import create_engine, text
+from sse_starlette.sse import AppStatus
 
 from graphwright.db import Database
 
@@ -44,3 +46,12 @@ def database(database_url: str) -> Iterator[Database]:
     db = Database(database_url)
     yield db
     db.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _sse_streams_outlive_earlier_servers() -> None:
+    """sse-starlette ends every stream once any uvicorn server in the process has been told to
+    exit (a process-global flag, or the SIGTERM handler an earlier in-process server left behind).
+    One test process runs many servers, so start each test with neither."""
+    AppStatus.should_exit = False
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -35,6 +35,7 @@ Record = dict[str, Any]
 Provenance = int | tuple[str, ...]
 # Adds recorded as mask bits; masks of up to 60 bits stay small ints (two 30-bit digits)
 MASK_ADDS = 59
+_JSON_SLICE = 10_000
 
 
 class GraphAccumulator:
@@ -119,14 +120,18 @@ class GraphAccumulator:
     def to_json(self) -> bytes:
         """The merged graph serialised as seed graph JSON."""
         ids = self._provenance_reader()
+        parts = [b'{"nodes":[']
         with _collector_paused():
-            graph = {
-                "nodes": [{**node, PROVENANCE: ids(node[PROVENANCE])}
-                          for node in self._live_nodes()],
-                "links": [{**link, PROVENANCE: ids(link[PROVENANCE])}
-                          for link in self._live_links()],
-            }  # fmt: skip
-            return orjson.dumps(graph)
+            for name, records in (("nodes", self._live_nodes()), ("links", self._live_links())):
+                if name == "links":
+                    parts.append(b'],"links":[')
+                # in slices, so that the copies (with provenance as result ids) stay few
+                for start in range(0, len(records), _JSON_SLICE):
+                    chunk = records[start : start + _JSON_SLICE]
+                    items = [{**item, PROVENANCE: ids(item[PROVENANCE])} for item in chunk]
+                    parts.extend((b"," if start else b"", orjson.dumps(items)[1:-1]))
+        parts.append(b"]}")
+        return b"".join(parts)
 
     def _live_nodes(self) -> list[Record]:
         folded = self._folded
@@ -148,7 +153,7 @@ class GraphAccumulator:
     # -- provenance ----------------------------------------------------------------------------
 
     def _provenance_reader(self) -> Callable[[Provenance], tuple[str, ...]]:
-        """A function from a stored provenance to its result ids (masks decoded once each)."""
+        """A function from a stored provenance to its result ids (each mask decoded once)."""
         decoded: dict[int, tuple[str, ...]] = {}
         result_id_of = self._result_id_of
 
@@ -157,21 +162,24 @@ class GraphAccumulator:
                 return provenance
             ids = decoded.get(provenance)
             if ids is None:
-                numbers = range(provenance.bit_length())
-                ids = tuple(dict.fromkeys(result_id_of[n] for n in numbers if provenance >> n & 1))
-                decoded[provenance] = ids
+                ids = decoded[provenance] = _decoded(provenance, result_id_of)
             return ids
 
         return result_ids
 
+    def _result_ids(self, provenance: Provenance) -> tuple[str, ...]:
+        if type(provenance) is int:
+            return _decoded(provenance, self._result_id_of)
+        return provenance
+
     def _touched(self, provenance: Provenance) -> tuple[str, ...]:
-        """`provenance` as a tuple that ends with (or already has) this add's result id."""
-        past = self._provenance_reader()(provenance)
+        """`provenance` as result ids that end with (or already have) this add's result id."""
+        past = self._result_ids(provenance)
         rid = self._result_id_of[-1]
         return past if rid in past else (*past, rid)
 
     def _add_provenance(self, record: Record, result_ids: tuple[str, ...]) -> None:
-        past = self._provenance_reader()(record[PROVENANCE])
+        past = self._result_ids(record[PROVENANCE])
         merged = _with_prior(past, result_ids)
         if merged != past:
             record[PROVENANCE] = merged
@@ -237,7 +245,7 @@ class GraphAccumulator:
     def _fold(self, kept: Record, other: Record, fixed: frozenset) -> None:
         """Fold the stored record `other` (same node or link) into `kept`."""
         _merge_properties(kept, other, fixed)
-        self._add_provenance(kept, self._provenance_reader()(other[PROVENANCE]))
+        self._add_provenance(kept, self._result_ids(other[PROVENANCE]))
         _merge_conflicts(kept, other)
         self._folded.add(id(other))
 
@@ -372,7 +380,7 @@ class GraphAccumulator:
             evidence = link.get("evidence") or ()
             if type(evidence) is not list and type(evidence) is not tuple:
                 evidence = (evidence,)
-            # only source, target, label and evidence: no other fields to merge
+            # `plain`: only source, target, label and evidence, no other fields to merge
             plain = len(link) == 4 and label is not None and "evidence" in link
             kept = index_get(key)
             if kept is None:
@@ -427,6 +435,12 @@ def _new_evidence(evidence: Any) -> tuple[Any, ...]:
     ):
         return (item,)
     return _normalized_evidence(evidence)
+
+
+def _decoded(mask: int, result_id_of: list[str]) -> tuple[str, ...]:
+    """The result ids of the adds whose bits are set, in add order, each once."""
+    numbers = range(mask.bit_length())
+    return tuple(dict.fromkeys(result_id_of[n] for n in numbers if mask >> n & 1))
 
 
 @contextmanager
@@ -499,6 +513,16 @@ def _normalized_evidence(items: Any) -> tuple[Any, ...]:
 
 def _union_evidence(current: tuple[Any, ...], items: Any) -> tuple[Any, ...]:
     """`current` followed by the items not in it yet; PMIDs as `PMID:<digits>`."""
+    added: dict[str, None] = {}  # the common case: canonical PMIDs only, compared as they are
+    for item in items:
+        if not (type(item) is str and item[:5] == "PMID:" and item[5:].isdigit()):
+            return _union_evidence_slowly(current, items)
+        if item not in current:
+            added[item] = None
+    return (*current, *added) if added else current
+
+
+def _union_evidence_slowly(current: tuple[Any, ...], items: Any) -> tuple[Any, ...]:
     seen = {item if type(item) is str else _hash_key(item) for item in current}
     added = []
     for item in items:
