@@ -14,10 +14,15 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 from sqlalchemy import create_engine, text
 from sse_starlette.sse import AppStatus
 
 from graphwright.db import Database
+
+# CI shares two cores with databases and servers: a slow example is not a failing one.
+hypothesis_settings.register_profile("graphwright", deadline=None)
+hypothesis_settings.load_profile("graphwright")
 
 PG_URL = os.environ.get("GRAPHWRIGHT_TEST_DATABASE_URL")
 BACKENDS = ["sqlite", "postgresql"] if PG_URL else ["sqlite"]

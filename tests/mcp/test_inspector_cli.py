@@ -40,21 +40,38 @@ def inspector_command() -> list[str]:
 
 
 async def inspect(server: str, *method: str, home: Path) -> dict:
-    command = [*inspector_command(), "--cli", str(GRAPHWRIGHT), "mcp", server, *method]
-    env = {
-        **os.environ,
-        "GRAPHWRIGHT_HOME": str(home / server),
+    """Run the Inspector CLI against `graphwright mcp SERVER` in a fresh home directory.
+
+    The Inspector starts the server with only the variables given by `-e`, so pass them all.
+    """
+    workdir = home / server
+    workdir.mkdir(exist_ok=True)
+    server_env = {
+        "GRAPHWRIGHT_HOME": str(workdir),
         "GRAPHWRIGHT_OFFLINE": "1",
         "GRAPHWRIGHT_CONVERSATION": "inspector",
     }
+    env_flags = [flag for key, value in server_env.items() for flag in ("-e", f"{key}={value}")]
+    command = [
+        *inspector_command(),
+        "--cli",
+        *env_flags,
+        "--cwd",
+        str(workdir),
+        str(GRAPHWRIGHT),
+        "mcp",
+        server,
+        *method,
+    ]
     process = await asyncio.create_subprocess_exec(
         *command,
-        env=env,
+        env={**os.environ, **server_env},
+        cwd=workdir,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
     stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=180)
-    assert process.returncode == 0, stderr.decode()[-2000:]
+    assert process.returncode == 0, (stdout + stderr).decode()[-2000:]
     return json.loads(stdout)
 
 
