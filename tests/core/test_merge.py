@@ -383,3 +383,37 @@ def test_provenance_has_no_repeats_when_records_fold_during_an_add() -> None:
     result = accumulator.to_graph()
     assert [item["provenance"] for item in result["nodes"]] == [["r1", "r2"], ["r1", "r2"]]
     assert [item["provenance"] for item in result["links"]] == [["r2"]]
+
+
+def test_provenance_stays_in_order_over_many_adds() -> None:
+    accumulator = GraphAccumulator()
+    for number in range(1, 71):
+        nodes = [node("A")] + ([node("B")] if number in (1, 59, 60, 65) else [])
+        links = [link("A", "B")] if number in (1, 59, 60, 65) else []
+        accumulator.add(graph(nodes, links), f"call-{number % 7}")
+    result = accumulator.to_graph()
+    assert result["nodes"][0]["provenance"] == [f"call-{n}" for n in (1, 2, 3, 4, 5, 6, 0)]
+    assert result["nodes"][1]["provenance"] == ["call-1", "call-3", "call-4", "call-2"]
+    assert result["links"][0]["provenance"] == ["call-1", "call-3", "call-4", "call-2"]
+    assert orjson.loads(accumulator.to_json()) == result
+
+
+def test_a_node_changed_by_the_caller_after_an_add_is_merged_again() -> None:
+    tp53 = node("ncbigene:7157", name="p53", synonyms=["TP53"])
+    accumulator = GraphAccumulator()
+    accumulator.add(graph([node("NCBIGene:7157", name="TP53")]))
+    accumulator.add(graph([tp53]))
+    tp53["synonyms"].append("LFS1")
+    accumulator.add(graph([tp53]))
+    [only] = accumulator.to_graph()["nodes"]
+    assert only["synonyms"] == ["TP53", "LFS1"]
+    assert only["conflicts"] == {"name": ["TP53", "p53"]}
+
+
+def test_carried_provenance_merged_during_an_add_gets_no_repeats() -> None:
+    carried = link("A", "B", "x", provenance=["earlier"])
+    accumulator = GraphAccumulator()
+    accumulator.add(
+        graph([node("A"), node("B")], [link("A", "B", "x"), carried, link("A", "B", "x")])
+    )
+    assert accumulator.to_graph()["links"][0]["provenance"] == ["result-1", "earlier"]

@@ -8,7 +8,7 @@ O(size of that result). The rules are in docs/merge.md.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import count
 from typing import Any
@@ -36,6 +36,7 @@ Provenance = int | tuple[str, ...]
 # Adds recorded as mask bits; masks of up to 60 bits stay small ints (two 30-bit digits)
 MASK_ADDS = 59
 _JSON_SLICE = 10_000
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 class GraphAccumulator:
@@ -110,7 +111,7 @@ class GraphAccumulator:
 
     def to_graph(self) -> dict[str, list[Record]]:
         """The merged graph in first-seen order, as new dicts and lists the caller may change."""
-        ids = self._provenance_reader()
+        ids = _ResultIds(self._result_id_of)
         with _collector_paused():
             return {
                 "nodes": [_fresh_copy(node, ids) for node in self._live_nodes()],
@@ -119,7 +120,7 @@ class GraphAccumulator:
 
     def to_json(self) -> bytes:
         """The merged graph serialised as seed graph JSON."""
-        ids = self._provenance_reader()
+        ids = _ResultIds(self._result_id_of)
         parts = [b'{"nodes":[']
         with _collector_paused():
             for name, records in (("nodes", self._live_nodes()), ("links", self._live_links())):
@@ -128,7 +129,7 @@ class GraphAccumulator:
                 # in slices, so that the copies (with provenance as result ids) stay few
                 for start in range(0, len(records), _JSON_SLICE):
                     chunk = records[start : start + _JSON_SLICE]
-                    items = [{**item, PROVENANCE: ids(item[PROVENANCE])} for item in chunk]
+                    items = [{**item, PROVENANCE: ids[item[PROVENANCE]]} for item in chunk]
                     parts.extend((b"," if start else b"", orjson.dumps(items)[1:-1]))
         parts.append(b"]}")
         return b"".join(parts)
@@ -151,21 +152,6 @@ class GraphAccumulator:
         return live
 
     # -- provenance ----------------------------------------------------------------------------
-
-    def _provenance_reader(self) -> Callable[[Provenance], tuple[str, ...]]:
-        """A function from a stored provenance to its result ids (each mask decoded once)."""
-        decoded: dict[int, tuple[str, ...]] = {}
-        result_id_of = self._result_id_of
-
-        def result_ids(provenance: Provenance) -> tuple[str, ...]:
-            if type(provenance) is not int:
-                return provenance
-            ids = decoded.get(provenance)
-            if ids is None:
-                ids = decoded[provenance] = _decoded(provenance, result_id_of)
-            return ids
-
-        return result_ids
 
     def _result_ids(self, provenance: Provenance) -> tuple[str, ...]:
         if type(provenance) is int:
@@ -368,23 +354,34 @@ class GraphAccumulator:
         # what the common case (a new link, or a repeated one with known evidence) does not need.
         index_get, index = self._links.get, self._links
         adjacent = self._adjacent
-        local_get, leader, by_source = local.get, self._leader, self._key_by_source
+        by_source = self._key_by_source
         for link in links:
-            source = local_get(link["source"]) or leader(link["source"])
-            target = local_get(link["target"]) or leader(link["target"])
-            label = link.get("label")
+            try:  # subscripts, not .get() calls: a link of the usual shape costs less
+                source, target = local[link["source"]], local[link["target"]]
+                label, evidence = link["label"], link["evidence"]
+            except KeyError:
+                source, target, label, evidence = self._link_parts(link, local)
             if by_source:
                 key: LinkKey = (source, label or "", target, primary_knowledge_source(link))
             else:
                 key = (source, label or "", target)
-            evidence = link.get("evidence") or ()
-            if type(evidence) is not list and type(evidence) is not tuple:
+            if not evidence:
+                evidence = ()
+            elif type(evidence) is not list and type(evidence) is not tuple:
                 evidence = (evidence,)
             # `plain`: only source, target, label and evidence, no other fields to merge
             plain = len(link) == 4 and label is not None and "evidence" in link
             kept = index_get(key)
             if kept is None:
-                evidence = _new_evidence(evidence)
+                if (
+                    len(evidence) == 1
+                    and type(item := evidence[0]) is str
+                    and item[:5] == "PMID:"
+                    and item[5:].isdigit()
+                ):
+                    evidence = (item,)
+                elif evidence:
+                    evidence = _normalized_evidence(evidence)
                 if plain and bit:
                     # a new dict holding no list, which the garbage collector can stop
                     # tracking (a copy of the input would stay tracked)
@@ -412,6 +409,12 @@ class GraphAccumulator:
             if not plain and len(link) > 2 + ("label" in link) + ("evidence" in link):
                 self._merge_input(kept, link, _LINK_FIXED)
 
+    def _link_parts(self, link: Record, local: dict[str, str]) -> tuple[str, str, Any, Any]:
+        """Source and target leaders, label and evidence of a link without the usual shape."""
+        source = local.get(link["source"]) or self._leader(link["source"])
+        target = local.get(link["target"]) or self._leader(link["target"])
+        return source, target, link.get("label"), link.get("evidence")
+
     def _new_link(
         self, link: Record, source: str, target: str, evidence: Any, bit: int, *, owned: bool
     ) -> Record:
@@ -424,23 +427,29 @@ class GraphAccumulator:
         return new
 
 
-def _new_evidence(evidence: Any) -> tuple[Any, ...]:
-    if not evidence:
-        return ()
-    if (
-        len(evidence) == 1
-        and type(item := evidence[0]) is str
-        and item[:5] == "PMID:"
-        and item[5:].isdigit()
-    ):
-        return (item,)
-    return _normalized_evidence(evidence)
-
-
 def _decoded(mask: int, result_id_of: list[str]) -> tuple[str, ...]:
     """The result ids of the adds whose bits are set, in add order, each once."""
-    numbers = range(mask.bit_length())
-    return tuple(dict.fromkeys(result_id_of[n] for n in numbers if mask >> n & 1))
+    ids: dict[str, None] = {}
+    while mask:
+        lowest = mask & -mask
+        ids[result_id_of[lowest.bit_length() - 1]] = None
+        mask ^= lowest
+    return tuple(ids)
+
+
+class _ResultIds(dict[Any, tuple[str, ...]]):
+    """`ids[provenance]`: a stored provenance's result ids, each mask decoded once (a dict
+    lookup per record when writing out the whole graph)."""
+
+    def __init__(self, result_id_of: list[str]) -> None:
+        super().__init__()
+        self._result_id_of = result_id_of
+
+    def __missing__(self, provenance: Provenance) -> tuple[str, ...]:
+        if type(provenance) is not int:
+            return provenance
+        ids = self[provenance] = _decoded(provenance, self._result_id_of)
+        return ids
 
 
 @contextmanager
@@ -569,29 +578,29 @@ def _own_extras(link: Record) -> None:
             link[field] = _owned(field, value)
 
 
-def _fresh_copy(item: Record, result_ids: Callable[[Provenance], tuple[str, ...]]) -> Record:
+def _fresh_copy(item: Record, result_ids: _ResultIds) -> Record:
     fresh = {key: _owned("", value) for key, value in item.items()}
-    fresh[PROVENANCE] = list(result_ids(item[PROVENANCE]))
+    fresh[PROVENANCE] = list(result_ids[item[PROVENANCE]])
     return fresh
 
 
-def _fresh_link(link: Record, result_ids: Callable[[Provenance], tuple[str, ...]]) -> Record:
+def _fresh_link(link: Record, result_ids: _ResultIds) -> Record:
     if len(link) == 4 + ("label" in link):  # source, target, evidence, provenance only
         return {**link, "evidence": list(link["evidence"]),
-                PROVENANCE: list(result_ids(link[PROVENANCE]))}  # fmt: skip
+                PROVENANCE: list(result_ids[link[PROVENANCE]])}  # fmt: skip
     return _fresh_copy(link, result_ids)
 
 
 def _snapshot(node: Record) -> Record | None:
-    """A copy of `node` that later changes to it cannot reach, if its values are scalars or
-    lists of scalars (else None: not worth a deep copy)."""
+    """A copy of `node` that later changes to it cannot reach, if its values are JSON scalars
+    or lists of them (else None: not worth a deep copy)."""
     snapshot = {}
     for field, value in node.items():
-        if type(value) is list:
-            if any(type(item) is list or type(item) is dict for item in value):
+        if type(value) is list or type(value) is tuple:
+            if not all(type(item) in _SCALARS for item in value):
                 return None
-            value = list(value)
-        elif type(value) is dict:
+            value = list(value) if type(value) is list else value
+        elif type(value) not in _SCALARS:
             return None
         snapshot[field] = value
     return snapshot
