@@ -551,7 +551,10 @@ class BackendResolver:
         """One keep-alive client per API address; tokens travel per request."""
         key = base_url.rstrip("/")
         if key not in self._clients:
-            self._clients[key] = httpx.AsyncClient(base_url=key, timeout=HTTP_TIMEOUT)
+            # The bearer token must reach this API only, never an environment-configured proxy.
+            self._clients[key] = httpx.AsyncClient(
+                base_url=key, timeout=HTTP_TIMEOUT, trust_env=False
+            )
         return self._clients[key]
 
     async def aclose(self) -> None:

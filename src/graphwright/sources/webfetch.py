@@ -54,6 +54,11 @@ def refusal_reason(address: IPAddress) -> str | None:
             return "IPv4-mapped IPv6"
         if address in NAT64:
             return "NAT64-embedded IPv4"
+        embedded = address.sixtofour or (address.teredo[1] if address.teredo else None)
+        if embedded is not None and (reason := refusal_reason(embedded)):
+            return f"6to4/Teredo-embedded {reason} IPv4"
+        if address.is_site_local:
+            return "site-local"
     checks = (
         (address.is_loopback, "loopback"),
         (address.is_unspecified, "unspecified"),
@@ -123,8 +128,9 @@ class SafeFetcher:
 
     async def _fetch(self, url: str) -> FetchedPage:
         current = self._parse(url)
+        # No environment proxy: the connection goes to the address vetted above, and only there.
         async with httpx.AsyncClient(
-            transport=self.transport, timeout=self.timeout, follow_redirects=False
+            transport=self.transport, timeout=self.timeout, follow_redirects=False, trust_env=False
         ) as client:
             for _ in range(MAX_REDIRECTS + 1):
                 request = await self._pinned_request(client, current)
