@@ -134,7 +134,13 @@ async def test_a_graph_mode_turn_gets_a_scoped_short_lived_token(service: ChatSe
     response = await turn(service, "/help", conversationId="g2", mode=Mode.GRAPH)
     assert response["mode"] == "graph_mode"
     assert response["graph"] == {"conversationId": "g2", "version": 0}
-    context = service._database_context("g2")
+    with service.db.read() as session:
+        turn_tokens = session.scalars(
+            select(AuthToken).where(AuthToken.conversation_id == "g2")
+        ).all()
+    assert turn_tokens and all(t.revoked_at is not None for t in turn_tokens)
+    assert {t.label for t in turn_tokens} == {"tester"}
+    context = service._database_context("g2", "tester")
     assert context["conversationId"] == "g2"
     assert context["apiBaseUrl"] == "http://127.0.0.1:8000"
     principal = service.auth.authenticate(context["accessToken"])

@@ -35,3 +35,11 @@ class TokenRepository:
             delete(AuthToken).where(AuthToken.expires_at.is_not(None), AuthToken.expires_at <= now)
         )
         return int(result.rowcount)  # type: ignore[attr-defined]
+
+    def revoke_by_hash(self, token_hash: str, when: datetime) -> bool:
+        result = self.session.execute(
+            update(AuthToken)
+            .where(AuthToken.token_hash == token_hash, AuthToken.revoked_at.is_(None))
+            .values(revoked_at=when)
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]

@@ -68,6 +68,11 @@ class AuthService:
                 f"and cannot access conversation '{conversation_id}'"
             )
 
+    def revoke_token(self, token: str) -> None:
+        """Revoke a token by its value; an unknown or already revoked token is left as it is."""
+        with self._db.write() as session:
+            TokenRepository(session).revoke_by_hash(hash_token(token), datetime.now(UTC))
+
     def revoke(self, token_id: int) -> None:
         with self._db.write() as session:
             if not TokenRepository(session).revoke(token_id, datetime.now(UTC)):

@@ -134,7 +134,7 @@ class ChatService:
             max_steps=self.max_steps,
         )
         if mode is Mode.GRAPH:
-            context.database_context = self._database_context(conversation_id)
+            context.database_context = self._database_context(conversation_id, actor)
             context.graph_version = self._graph_version_reader(conversation_id)
         else:
             context.artifacts = self.artifacts.start_turn(conversation_id, carry_over=True)
@@ -184,6 +184,9 @@ class ChatService:
             status, message_id = MessageStatus.FAILED, None
         finally:
             self._running.pop(handle.conversation_id, None)
+            if turn.context.database_context:
+                token = turn.context.database_context["accessToken"]
+                await asyncio.to_thread(self.auth.revoke_token, token)
         response = _response(turn, status, message_id)
         handle.emit("done", response)
         return response
@@ -226,10 +229,9 @@ class ChatService:
             repo.touch(conversation_id, _now())
         return message.id
 
-    def _database_context(self, conversation_id: str) -> dict[str, Any]:
-        token = self.auth.mint(
-            conversation_id=conversation_id, ttl=GRAPH_TOKEN_TTL, label="chat graph tools"
-        )
+    def _database_context(self, conversation_id: str, actor: str) -> dict[str, Any]:
+        """Where graph tools write, with a token for this conversation that lives one turn."""
+        token = self.auth.mint(conversation_id=conversation_id, ttl=GRAPH_TOKEN_TTL, label=actor)
         return {
             "conversationId": conversation_id,
             "apiBaseUrl": self.api_base_url,
