@@ -259,8 +259,8 @@ def test_html_to_markdown_keeps_tables_and_drops_active_content() -> None:
         assert gone not in markdown
 
 
-def test_plain_text_pages_pass_through() -> None:
+def test_plain_text_pages_are_shown_verbatim_in_a_fence() -> None:
     page = FetchedPage("https://x.example/a.md", 200, "text/markdown", "# Title\n\nBody\n")
     converted = to_markdown_page(page, default_title="NIH Grant Details")
-    assert converted.markdown == "# Title\n\nBody\n"
+    assert converted.markdown == "```markdown\n# Title\n\nBody\n```\n"
     assert converted.title == "NIH Grant Details"

@@ -24,6 +24,7 @@ from graphwright.sources.service import (
     KnowledgeGraphService,
     LiteratureService,
 )
+from graphwright.sources.webfetch import truncate_at_line
 
 MODEL_TEXT_LIMIT = 12_000
 ABSTRACT_PREVIEW = 500
@@ -212,7 +213,8 @@ def grants_server(
         artifact = mcpkit.Artifact(mcpkit.MARKDOWN, page.title, page.markdown, metadata=metadata)
         preview = page.markdown
         if len(preview) > MODEL_TEXT_LIMIT:
-            preview = preview[:MODEL_TEXT_LIMIT] + "\n\n… (truncated; the artifact has it all)"
+            preview = truncate_at_line(preview, MODEL_TEXT_LIMIT)
+            preview += "\n\n… (truncated; the artifact has it all)"
         text = f"# {page.title}\n\nSource: {page.source}\n\n{preview}"
         return mcpkit.tool_result(text, structured=page, artifacts=[artifact])
 

@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
+import unicodedata
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 import httpx
 import lxml.html
 import nh3
-from markdownify import markdownify
+from bs4 import Tag
+from markdownify import MarkdownConverter, chomp, strip_pre
 
 from graphwright.errors import GraphwrightError, InvalidInput
 
@@ -225,9 +230,19 @@ class SafeFetcher:
 
 
 CONTENT_FREE_TAGS = {"head", "title", "script", "style", "noscript", "template", "iframe", "svg"}
+LINK_SCHEMES = frozenset({"http", "https", "mailto"})
+IMAGE_SCHEMES = frozenset({"http", "https"})
+TITLE_MAX_CHARS = 200
+# Characters that could end a markdown link destination early, start a title or split a table row.
+UNSAFE_IN_DESTINATION = re.compile(r"[\s()<>\"'\\`|\[\]{}^\x00-\x1f\x7f]")
+# A pipe after an even number of backslashes (none included) would split a table cell.
+UNESCAPED_PIPE = re.compile(r"(?<!\\)((?:\\\\)*)\|")
+TITLE_SPECIALS = re.compile(r"([\\`*_\[\]<>&])")
+BACKTICK_RUN = re.compile(r"`+")
 
 
 def page_title(html: str) -> str | None:
+    """The raw text of the page's <title> (or first <h1>); `plain_title` makes it safe."""
     try:
         tree = lxml.html.fromstring(html)
     except (lxml.etree.ParserError, ValueError):
@@ -241,17 +256,109 @@ def page_title(html: str) -> str | None:
     return None
 
 
-def html_to_markdown(html: str) -> str:
-    """Sanitise (nh3: no script, style or handlers) and convert; tables become pipe tables."""
+def plain_title(text: str) -> str:
+    """`text` on one line, capped, with markdown and HTML specials backslash-escaped."""
+    printable = "".join(" " if unicodedata.category(char) == "Cc" else char for char in text)
+    title = " ".join(printable.split())
+    if len(title) > TITLE_MAX_CHARS:
+        title = title[: TITLE_MAX_CHARS - 1].rstrip() + "…"
+    return TITLE_SPECIALS.sub(r"\\\1", title)
+
+
+def safe_url(raw: str | None, *, base: str | None, schemes: frozenset[str]) -> str | None:
+    """`raw` made absolute against `base` if it has a scheme in `schemes`, else None.
+
+    Characters that could end a markdown link destination are percent-encoded, so the URL
+    cannot break out of `[text](url)` or a table row.
+    """
+    raw = (raw or "").strip()
+    if not raw:
+        return None
+    try:
+        parts = urlsplit(urljoin(base, raw) if base else raw)
+    except ValueError:
+        return None
+    if parts.scheme not in schemes:
+        return None
+    return UNSAFE_IN_DESTINATION.sub(lambda found: quote(found.group(), safe=""), urlunsplit(parts))
+
+
+def fenced(text: str, info: str = "") -> str:
+    """`text` as a fenced code block; the fence is longer than any backtick run in it."""
+    longest = max((len(run) for run in BACKTICK_RUN.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
+
+
+class SafeMarkdownConverter(MarkdownConverter):
+    """markdownify for untrusted pages: links only to http(s)/mailto and without titles, images
+    as plain links (no inline loading, so no tracking pixels), code that cannot leave its span or
+    fence, and pipes escaped inside table cells. Text escaping comes from escape_misc."""
+
+    def __init__(self, *, base_url: str | None = None, **options: Any) -> None:
+        super().__init__(**options)
+        self.base_url = base_url
+
+    def convert_a(self, el: Tag, text: str, parent_tags: set[str]) -> str:
+        if "_noformat" in parent_tags:
+            return text
+        prefix, suffix, text = chomp(text)
+        if not text:
+            return ""
+        href = safe_url(el.get("href"), base=self.base_url, schemes=LINK_SCHEMES)
+        link = text if href is None else f"[{text}]({href})"
+        return f"{prefix}{link}{suffix}"
+
+    def convert_img(self, el: Tag, text: str, parent_tags: set[str]) -> str:
+        alt = " ".join((el.get("alt") or "").split())
+        if "_noformat" in parent_tags:
+            return alt
+        alt = self.escape(alt, parent_tags)
+        src = safe_url(el.get("src"), base=self.base_url, schemes=IMAGE_SCHEMES)
+        if src is None or "a" in parent_tags:  # links cannot nest in markdown
+            return alt
+        return f"[Image{': ' + alt if alt else ''}]({src})"
+
+    def convert_code(self, el: Tag, text: str, parent_tags: set[str]) -> str:
+        # A line break in a code span could start an HTML block on the next line.
+        return super().convert_code(el, text.replace("\n", " "), parent_tags)
+
+    convert_kbd = convert_code
+    convert_samp = convert_code
+
+    def convert_pre(self, el: Tag, text: str, parent_tags: set[str]) -> str:
+        text = strip_pre(text)
+        return f"\n\n{fenced(text)}\n\n" if text else ""
+
+    def convert_td(self, el: Tag, text: str, parent_tags: set[str]) -> str:
+        return super().convert_td(el, UNESCAPED_PIPE.sub(r"\1\\|", text), parent_tags)
+
+    def convert_th(self, el: Tag, text: str, parent_tags: set[str]) -> str:
+        return super().convert_th(el, UNESCAPED_PIPE.sub(r"\1\\|", text), parent_tags)
+
+
+def html_to_markdown(html: str, *, base_url: str | None = None) -> str:
+    """Sanitise (nh3: no script, style or handlers), then convert with every markdown special
+    in the text escaped; relative links resolve against `base_url` (dropped without one)."""
     clean = nh3.clean(
         html,
-        tags=nh3.ALLOWED_TAGS - {"img", "map", "area"},
+        tags=nh3.ALLOWED_TAGS - {"map", "area"},
         clean_content_tags=CONTENT_FREE_TAGS,
-        url_schemes={"http", "https", "mailto"},
+        url_schemes=set(LINK_SCHEMES),
         link_rel=None,
     )
-    markdown = markdownify(clean, heading_style="ATX", bullets="-", strip=["span"])
-    lines = [line.rstrip() for line in markdown.splitlines()]
+    converter = SafeMarkdownConverter(
+        base_url=base_url,
+        heading_style="ATX",
+        bullets="-",
+        strip=["span"],
+        escape_misc=True,
+        escape_asterisks=True,
+        escape_underscores=True,
+    )
+    # Split on "\n" only: splitlines() would also break at U+2028 and the like, which markdown
+    # does not, turning a character inside a code span into a real line break.
+    lines = [line.rstrip() for line in converter.convert(clean).split("\n")]
     return "\n".join(_collapse_blank_lines(lines)).strip() + "\n"
 
 
@@ -263,15 +370,33 @@ def _collapse_blank_lines(lines: list[str]) -> list[str]:
     return kept
 
 
+def text_to_markdown(text: str, content_type: str) -> str:
+    """A text or markdown page shown verbatim: fenced, so none of it is rendered as markup."""
+    body = text.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
+    info = "markdown" if content_type == "text/markdown" else "text"
+    return fenced(body, info) + "\n"
+
+
+def truncate_at_line(markdown: str, limit: int) -> str:
+    """At most `limit` characters of `markdown`, cut at a line break.
+
+    Code spans never hold a line break here, so the cut cannot leave one open (an open span
+    would expose its raw content as markup); a fence left open still renders as code.
+    """
+    if len(markdown) <= limit:
+        return markdown
+    return markdown[: max(markdown.rfind("\n", 0, limit + 1), 0)]
+
+
 def to_markdown_page(page: FetchedPage, *, default_title: str) -> MarkdownPage:
     if page.content_type in HTML_TYPES:
         title = page_title(page.text) or default_title
-        markdown = html_to_markdown(page.text)
+        markdown = html_to_markdown(page.text, base_url=page.url)
     else:
         title = default_title
-        markdown = page.text
+        markdown = text_to_markdown(page.text, page.content_type)
     return MarkdownPage(
-        title=title,
+        title=plain_title(title),
         markdown=markdown,
         source=page.url,
         content_type=page.content_type,
