@@ -14,12 +14,11 @@ import orjson
 from rich.table import Table
 
 from graphwright.cli.common import bad_input_exits, console
+from graphwright.core.artifacts import BIBLIOGRAPHY
 from graphwright.core.bibliography import CitationSet
-from graphwright.core.graph import load_graph, parse_json
+from graphwright.core.formats import graphs_in_tool_result
+from graphwright.core.graph import parse_json
 from graphwright.core.merge import GraphAccumulator
-
-KNOWLEDGE_GRAPH = "application/vnd.knowledge-graph"
-BIBLIOGRAPHY = "application/vnd.bibliography"
 
 
 @dataclass
@@ -39,21 +38,16 @@ def sample_results() -> list[tuple[str, dict[str, Any]]]:
     return [(path.name.removesuffix(".json"), orjson.loads(path.read_bytes())) for path in paths]
 
 
-def _artifact_content(artifact: dict[str, Any]) -> Any:
-    content = artifact.get("content")
-    return parse_json(content) if isinstance(content, str | bytes) else content
-
-
-def _graphs(result: dict[str, Any]) -> list[Any]:
-    return [_artifact_content(artifact) for artifact in result.get("artifacts") or []
-            if artifact.get("type") == KNOWLEDGE_GRAPH]  # fmt: skip
+def _graphs(result: dict[str, Any]) -> list[dict[str, Any]]:
+    return graphs_in_tool_result(result) if "artifacts" in result else []
 
 
 def _citations(result: dict[str, Any]) -> list[dict[str, Any]]:
     citations = list(result.get("bibliography") or [])
     for artifact in result.get("artifacts") or []:
         if artifact.get("type") == BIBLIOGRAPHY:
-            citations.extend(_artifact_content(artifact))
+            content = artifact.get("content")
+            citations.extend(parse_json(content) if isinstance(content, str | bytes) else content)
     return citations
 
 
@@ -65,10 +59,9 @@ def demo() -> None:
         row = ResultSummary(call_id)
         with bad_input_exits(call_id):
             for graph in _graphs(result):
-                loaded = load_graph(graph)
-                row.nodes += len(loaded["nodes"])
-                row.links += len(loaded["links"])
-                accumulator.add(loaded, call_id)
+                row.nodes += len(graph["nodes"])
+                row.links += len(graph["links"])
+                accumulator.add(graph, call_id)
             citations = _citations(result)
             row.citations = len(citations)
             row.new_citations = bibliography.add(citations, call_id)

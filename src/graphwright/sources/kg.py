@@ -18,13 +18,14 @@ import httpx
 import networkx as nx
 import orjson
 
-from graphwright.core.formats import read_graph
+from graphwright.core.formats import trapi
 from graphwright.core.formats.common import label_from, predicate_for
 from graphwright.core.graph import GraphFormatError
 from graphwright.core.ids import normalize_curie
 from graphwright.core.merge import GraphAccumulator
 from graphwright.errors import InvalidInput, NotFound
 from graphwright.sources.errors import SourceUnavailable
+from graphwright.sources.http import fetch_bytes
 
 Graph = dict[str, Any]
 CURIE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*:[^\s:][^\s]*$")
@@ -226,21 +227,23 @@ class TrapiKG:
         return merged.to_graph()
 
     async def _query(self, message: dict[str, Any]) -> Graph:
+        content = await fetch_bytes(
+            "POST",
+            f"{self.url}/query",
+            label=self.label,
+            transport=self.transport,
+            timeout=self.timeout,
+            json=message,
+        )
         try:
-            async with httpx.AsyncClient(transport=self.transport, timeout=self.timeout) as client:
-                response = await client.post(f"{self.url}/query", json=message)
-                response.raise_for_status()
-        except httpx.HTTPError as exc:
-            raise SourceUnavailable(f"{self.label} unavailable ({type(exc).__name__})") from None
-        try:
-            reply = orjson.loads(response.content)
+            reply = orjson.loads(content)
         except orjson.JSONDecodeError:
             raise SourceUnavailable(f"{self.label} did not answer with JSON") from None
         message = reply.get("message") if isinstance(reply, dict) else None
         if not isinstance(message, dict) or not message.get("knowledge_graph"):
             return {"nodes": [], "links": []}
         try:
-            graph = read_graph(response.content, "trapi")
+            graph = trapi.from_document(reply)
         except GraphFormatError as exc:
             raise SourceUnavailable(
                 f"{self.label} sent an unusable knowledge_graph ({exc})"
@@ -262,15 +265,18 @@ class NameResolver:
         self.timeout = timeout
 
     async def resolve(self, name: str, limit: int) -> list[EntityMatch]:
+        content = await fetch_bytes(
+            "GET",
+            f"{self.url}/lookup",
+            label="Name resolution",
+            transport=self.transport,
+            timeout=self.timeout,
+            params={"string": name, "limit": limit},
+        )
         try:
-            async with httpx.AsyncClient(transport=self.transport, timeout=self.timeout) as client:
-                response = await client.get(
-                    f"{self.url}/lookup", params={"string": name, "limit": limit}
-                )
-                response.raise_for_status()
-                rows = orjson.loads(response.content)
-        except (httpx.HTTPError, orjson.JSONDecodeError) as exc:
-            raise SourceUnavailable(f"Name resolution unavailable ({type(exc).__name__})") from None
+            rows = orjson.loads(content)
+        except orjson.JSONDecodeError:
+            raise SourceUnavailable("Name resolution unavailable (JSONDecodeError)") from None
         return [_match_from_nameres(row, name) for row in rows if isinstance(row, dict)][:limit]
 
 

@@ -19,11 +19,11 @@ from lxml import etree
 
 from graphwright.errors import InvalidInput
 from graphwright.sources.errors import SourceUnavailable
+from graphwright.sources.http import fetch_bytes
 from graphwright.sources.textindex import FullTextIndex
 
 EUTILS_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 TOOL_NAME = "graphwright"
-MAX_RESULTS = 100
 
 Citation = dict[str, Any]
 
@@ -222,15 +222,14 @@ class EUtilsClient:
         if self.api_key:
             query["api_key"] = self.api_key
         await self.limiter.wait()
-        try:
-            async with httpx.AsyncClient(transport=self.transport, timeout=self.timeout) as client:
-                response = await client.get(f"{self.base_url}/{endpoint}", params=query)
-                response.raise_for_status()
-        except httpx.HTTPError as exc:
-            raise SourceUnavailable(
-                f"PubMed E-utilities unavailable ({type(exc).__name__})"
-            ) from None
-        return response.content
+        return await fetch_bytes(
+            "GET",
+            f"{self.base_url}/{endpoint}",
+            label="PubMed E-utilities",
+            transport=self.transport,
+            timeout=self.timeout,
+            params=query,
+        )
 
 
 class SampleCorpus:

@@ -17,6 +17,7 @@ import orjson
 
 from graphwright.errors import InvalidInput
 from graphwright.sources.errors import SourceUnavailable
+from graphwright.sources.http import fetch_bytes
 from graphwright.sources.textindex import FullTextIndex
 
 REPORTER_URL = "https://api.reporter.nih.gov/v2/projects/search"
@@ -144,14 +145,15 @@ class ReporterClient:
         self.timeout = timeout
 
     async def search(self, query: GrantQuery) -> GrantPage:
-        try:
-            async with httpx.AsyncClient(transport=self.transport, timeout=self.timeout) as client:
-                response = await client.post(self.url, json=query.body())
-                response.raise_for_status()
-        except httpx.HTTPError as exc:
-            reason = type(exc).__name__
-            raise SourceUnavailable(f"NIH RePORTER unavailable ({reason})") from None
-        return parse_search(response.content)
+        reply = await fetch_bytes(
+            "POST",
+            self.url,
+            label="NIH RePORTER",
+            transport=self.transport,
+            timeout=self.timeout,
+            json=query.body(),
+        )
+        return parse_search(reply)
 
 
 class SampleGrants:
