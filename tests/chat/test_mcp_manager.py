@@ -3,7 +3,6 @@ against a real MCP server app on uvicorn, and a server that cannot start."""
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import json
 from collections.abc import AsyncIterator
@@ -12,14 +11,13 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-import uvicorn
 
 from graphwright import mcp_registry
 from graphwright.chat.config import StdioServer, load_mcp_servers
 from graphwright.chat.mcp_manager import McpManager
 from graphwright.mcpkit import BearerAuth
 from graphwright.settings import Settings
-from tests.chat.conftest import free_port
+from tests.mcp.support import serving
 
 FLAKY = Path(__file__).parents[1] / "fixtures" / "chat" / "flaky_server.py"
 SECRET = "s3cret-token"
@@ -35,28 +33,13 @@ def flaky_module() -> Any:
     return module
 
 
-async def serve(app: Any) -> tuple[uvicorn.Server, asyncio.Task[None], int]:
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.02)
-    return server, task, port
-
-
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def remote_urls() -> AsyncIterator[dict[str, str]]:
     http_server = flaky_module().server
     sse_server = flaky_module().server
     streamable = BearerAuth(http_server.streamable_http_app(), lambda token: token == SECRET)
-    running = [await serve(streamable), await serve(sse_server.sse_app())]
-    yield {
-        "http": f"http://127.0.0.1:{running[0][2]}/mcp",
-        "sse": f"http://127.0.0.1:{running[1][2]}/sse",
-    }
-    for server, task, _ in running:
-        server.should_exit = True
-        await task
+    async with serving(streamable) as http_url, serving(sse_server.sse_app()) as sse_url:
+        yield {"http": f"{http_url}/mcp", "sse": f"{sse_url}/sse"}
 
 
 async def test_remote_servers_over_streamable_http_and_sse(

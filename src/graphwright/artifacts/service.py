@@ -15,7 +15,7 @@ same artifacts.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 
 from pydantic import Field
 
@@ -141,17 +141,21 @@ class ArtifactService:
         and bibliography."""
         if not carry_over:
             return TurnArtifacts()
+        previous = [to_chat(stored.artifact) for stored in self.latest(context_id, CARRIED_TYPES)]
+        return TurnArtifacts(previous=previous)
+
+    def latest(self, context_id: str, media_types: Collection[str]) -> list[StoredArtifact]:
+        """The conversation's most recently updated artifact of each of `media_types` it has."""
         latest: dict[str, ArtifactSummary] = {}
         for summary in self.store.list(context_id=context_id):
-            if summary.media_type in CARRIED_TYPES:
+            if summary.media_type in media_types:
                 known = latest.get(summary.media_type)
                 if known is None or summary.updated_at >= known.updated_at:
                     latest[summary.media_type] = summary
-        previous = [
-            to_chat(self.store.get(summary.artifact_id, context_id=context_id).artifact)
+        return [
+            self.store.get(summary.artifact_id, context_id=context_id)
             for summary in latest.values()
         ]
-        return TurnArtifacts(previous=previous)
 
     def save_turn(
         self,

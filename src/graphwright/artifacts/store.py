@@ -223,7 +223,7 @@ class RuleBasedStore(ABC):
         if current is None and context_id is None:
             raise NotFound(f"No artifact '{artifact.artifact_id}'")
         if current is not None:
-            _check_context(current, context_id)
+            _existing(current, artifact.artifact_id, context_id)
             _check_open(current, append)
         return self._apply(repo, current, artifact, append, last_chunk, context_id or "", task_id)
 
@@ -355,11 +355,6 @@ def _existing(header: Header | None, artifact_id: str, context_id: str | None) -
     if header is None or (context_id is not None and header.context_id != context_id):
         raise NotFound(f"No artifact '{artifact_id}' in this conversation")
     return header
-
-
-def _check_context(current: Header, context_id: str | None) -> None:
-    if context_id is not None and current.context_id != context_id:
-        raise NotFound(f"No artifact '{current.artifact_id}' in this conversation")
 
 
 def _check_no_nul(artifact: Artifact) -> None:

@@ -200,18 +200,10 @@ class TurnArtifacts:
     bibliography of the conversation); pass nothing to start afresh.
     """
 
-    def __init__(
-        self,
-        *,
-        previous: Iterable[ChatArtifact] = (),
-        combiners: Mapping[str, CombinerFactory] = DEFAULT_COMBINERS,
-        fallback: CombinerFactory = PassThroughCombiner,
-    ) -> None:
+    def __init__(self, *, previous: Iterable[ChatArtifact] = ()) -> None:
         self._previous: dict[str, list[ChatArtifact]] = {}
         for chat in previous:
             self._previous.setdefault(chat.type, []).append(chat)
-        self._factories = combiners
-        self._fallback = fallback
         self._combiners: dict[str, Combiner] = {}
         self._arrivals = 0
         self.errors: list[ErrorNote] = []
@@ -235,7 +227,7 @@ class TurnArtifacts:
     def _combiner(self, media_type: str) -> Combiner:
         combiner = self._combiners.get(media_type)
         if combiner is None:
-            factory = self._factories.get(media_type, self._fallback)
+            factory = DEFAULT_COMBINERS.get(media_type, PassThroughCombiner)
             combiner = factory(self._previous.get(media_type, []))
             self._combiners[media_type] = combiner
         return combiner

@@ -373,19 +373,8 @@ class ChatService:
         return mark
 
     def _latest_knowledge_graph(self, conversation_id: str) -> StoredArtifact | None:
-        graphs = [
-            summary
-            for summary in self.artifacts.list_artifacts(
-                ListArtifactsInput(), context_id=conversation_id
-            )
-            if summary.media_type == KNOWLEDGE_GRAPH
-        ]
-        if not graphs:
-            return None
-        latest = max(graphs, key=lambda summary: summary.updated_at)
-        return self.artifacts.get_artifact(
-            GetArtifactInput(artifact_id=latest.artifact_id), context_id=conversation_id
-        )
+        graphs = self.artifacts.latest(conversation_id, {KNOWLEDGE_GRAPH})
+        return graphs[0] if graphs else None
 
     def _shown_artifacts(
         self, conversation_id: str, refs: list[dict[str, Any]]

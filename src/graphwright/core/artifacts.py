@@ -97,22 +97,17 @@ class Artifact(A2AModel):
         return next((p.media_type for p in self.parts if p.media_type), None)
 
 
-class ChatArtifact(BaseModel):
+class ChatArtifact(A2AModel):
     """The chat view of seed 003: `type` is the MIME type and `content` is always a string."""
 
-    model_config = ConfigDict(populate_by_name=True)
-
     id: str
-    artifact_id: str = Field(alias="artifactId")
+    artifact_id: str
     type: str
     title: str
     content: str
     position: int = 0
     language: str | None = None
     metadata: dict[str, Any] | None = None
-
-    def to_json_dict(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def is_json_type(media_type: str) -> bool:
