@@ -16,7 +16,7 @@ import itertools
 import statistics
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import networkx as nx
 
@@ -24,6 +24,7 @@ from graphwright.errors import InvalidInput, NotFound
 
 Node = Mapping[str, Any]
 Edge = Mapping[str, Any]
+_G = TypeVar("_G", bound=nx.Graph)
 
 EXACT_DIAMETER_MAX_NODES = 2_000
 EXACT_BETWEENNESS_MAX_NODES = 1_000
@@ -38,19 +39,14 @@ Direction = Literal["out", "in", "both"]
 
 def undirected(nodes: Sequence[Node], edges: Sequence[Edge]) -> nx.Graph:
     """A simple undirected graph; each pair remembers the ids of the edges joining it."""
-    graph = nx.Graph()
-    graph.add_nodes_from(node["id"] for node in nodes)
-    for edge in edges:
-        source, target = edge["source"], edge["target"]
-        if graph.has_edge(source, target):
-            graph[source][target]["ids"].append(edge["id"])
-        else:
-            graph.add_edge(source, target, ids=[edge["id"]])
-    return graph
+    return _simple(nx.Graph(), nodes, edges)
 
 
 def directed(nodes: Sequence[Node], edges: Sequence[Edge]) -> nx.DiGraph:
-    graph = nx.DiGraph()
+    return _simple(nx.DiGraph(), nodes, edges)
+
+
+def _simple(graph: _G, nodes: Sequence[Node], edges: Sequence[Edge]) -> _G:
     graph.add_nodes_from(node["id"] for node in nodes)
     for edge in edges:
         source, target = edge["source"], edge["target"]

@@ -37,6 +37,31 @@ class UtcDateTime(TypeDecorator[datetime]):
 TZ = UtcDateTime()
 
 
+class _NodeFields:
+    """A node's columns, shared by the live table and the stash."""
+
+    label: Mapped[str] = mapped_column(String)
+    type: Mapped[str] = mapped_column(String(200))
+    data: Mapped[dict[str, Any]]
+    position: Mapped[dict[str, Any] | None]
+    created_version: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(TZ)
+    updated_at: Mapped[datetime] = mapped_column(TZ)
+
+
+class _EdgeFields:
+    """An edge's columns, shared by the live table and the stash."""
+
+    source: Mapped[str] = mapped_column(String(500))
+    target: Mapped[str] = mapped_column(String(500))
+    label: Mapped[str | None] = mapped_column(String)
+    type: Mapped[str | None] = mapped_column(String(200))
+    data: Mapped[dict[str, Any]]
+    created_version: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(TZ)
+    updated_at: Mapped[datetime] = mapped_column(TZ)
+
+
 class GraphProject(Base):
     __tablename__ = "graph_projects"
 
@@ -47,7 +72,7 @@ class GraphProject(Base):
     updated_at: Mapped[datetime] = mapped_column(TZ)
 
 
-class GraphNode(Base):
+class GraphNode(_NodeFields, Base):
     __tablename__ = "graph_nodes"
     __table_args__ = (
         Index("ix_graph_nodes_type", "project_id", "type"),
@@ -58,16 +83,9 @@ class GraphNode(Base):
         ForeignKey("graph_projects.id", ondelete="CASCADE"), primary_key=True
     )
     id: Mapped[str] = mapped_column(String(500), primary_key=True)
-    label: Mapped[str] = mapped_column(String)
-    type: Mapped[str] = mapped_column(String(200))
-    data: Mapped[dict[str, Any]]
-    position: Mapped[dict[str, Any] | None]
-    created_version: Mapped[int] = mapped_column(Integer)
-    created_at: Mapped[datetime] = mapped_column(TZ)
-    updated_at: Mapped[datetime] = mapped_column(TZ)
 
 
-class GraphEdge(Base):
+class GraphEdge(_EdgeFields, Base):
     __tablename__ = "graph_edges"
     __table_args__ = (
         ForeignKeyConstraint(
@@ -87,14 +105,6 @@ class GraphEdge(Base):
 
     project_id: Mapped[int] = mapped_column(Integer, primary_key=True)
     id: Mapped[str] = mapped_column(String(500), primary_key=True)
-    source: Mapped[str] = mapped_column(String(500))
-    target: Mapped[str] = mapped_column(String(500))
-    label: Mapped[str | None] = mapped_column(String)
-    type: Mapped[str | None] = mapped_column(String(200))
-    data: Mapped[dict[str, Any]]
-    created_version: Mapped[int] = mapped_column(Integer)
-    created_at: Mapped[datetime] = mapped_column(TZ)
-    updated_at: Mapped[datetime] = mapped_column(TZ)
 
 
 class GraphChangeset(Base):
@@ -121,7 +131,7 @@ class GraphChangeset(Base):
     dropped_versions: Mapped[list[Any] | None]
 
 
-class GraphNodeStash(Base):
+class GraphNodeStash(_NodeFields, Base):
     """Nodes of an undone import, kept for its redo and for time travel."""
 
     __tablename__ = "graph_node_stash"
@@ -131,16 +141,9 @@ class GraphNodeStash(Base):
     )
     stash_version: Mapped[int] = mapped_column(Integer, primary_key=True)
     id: Mapped[str] = mapped_column(String(500), primary_key=True)
-    label: Mapped[str] = mapped_column(String)
-    type: Mapped[str] = mapped_column(String(200))
-    data: Mapped[dict[str, Any]]
-    position: Mapped[dict[str, Any] | None]
-    created_version: Mapped[int] = mapped_column(Integer)
-    created_at: Mapped[datetime] = mapped_column(TZ)
-    updated_at: Mapped[datetime] = mapped_column(TZ)
 
 
-class GraphEdgeStash(Base):
+class GraphEdgeStash(_EdgeFields, Base):
     __tablename__ = "graph_edge_stash"
 
     project_id: Mapped[int] = mapped_column(
@@ -148,14 +151,6 @@ class GraphEdgeStash(Base):
     )
     stash_version: Mapped[int] = mapped_column(Integer, primary_key=True)
     id: Mapped[str] = mapped_column(String(500), primary_key=True)
-    source: Mapped[str] = mapped_column(String(500))
-    target: Mapped[str] = mapped_column(String(500))
-    label: Mapped[str | None] = mapped_column(String)
-    type: Mapped[str | None] = mapped_column(String(200))
-    data: Mapped[dict[str, Any]]
-    created_version: Mapped[int] = mapped_column(Integer)
-    created_at: Mapped[datetime] = mapped_column(TZ)
-    updated_at: Mapped[datetime] = mapped_column(TZ)
 
 
 projects: Table = GraphProject.__table__  # type: ignore[assignment]

@@ -570,10 +570,10 @@ def graph_server(
             type=type,
             count=sum(counts[name] for name in stored),
             offset=offset,
-            nodes=[NodeBrief(**_brief(node)) for node in page.nodes] if page else [],
+            nodes=[NodeBrief.model_validate(node) for node in page.nodes] if page else [],
             truncated=bool(page and page.has_more),
         )
-        lines = [f"- {_node_line(_brief(node))}" for node in (page.nodes if page else [])]
+        lines = [f"- {_node_line(node)}" for node in (page.nodes if page else [])]
         shown = f"{offset + 1}-{offset + len(lines)}" if lines else "none"
         text = f"{found.count} node{_s(found.count)} of type '{type}' (showing {shown})."
         return mcpkit.tool_result("\n".join([text, *lines]), structured=found)
@@ -938,10 +938,6 @@ def _build(model: type[M], **fields: Any) -> M:
             for err in exc.errors()
         )
         raise InvalidInput(problems) from None
-
-
-def _brief(node: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": node["id"], "label": node.get("label"), "type": node.get("type")}
 
 
 def _node_line(node: Mapping[str, Any]) -> str:
