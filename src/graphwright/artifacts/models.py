@@ -14,7 +14,6 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     Boolean,
-    DateTime,
     ForeignKey,
     Index,
     Integer,
@@ -25,7 +24,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from graphwright.artifacts.events import Operation
 from graphwright.core.artifacts import A2AModel, Artifact, Part
-from graphwright.db import Base, JSONType
+from graphwright.db import Base, JSONType, UtcDateTime
 
 ID_LENGTH = 200
 # SQLite only auto-increments an INTEGER PRIMARY KEY; PostgreSQL wants the wider type.
@@ -58,8 +57,8 @@ class ArtifactRow(Base):
     extensions: Mapped[list[Any] | None] = mapped_column(JSONType)
     version: Mapped[int] = mapped_column(Integer)
     closed: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class ArtifactChunkRow(Base):
@@ -93,7 +92,7 @@ class ArtifactVersionRow(Base):
     description: Mapped[str | None] = mapped_column(Text)
     meta: Mapped[dict[str, Any] | None] = mapped_column("metadata", JSONType)
     extensions: Mapped[list[Any] | None] = mapped_column(JSONType)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class ArtifactEventRow(Base):
@@ -105,7 +104,7 @@ class ArtifactEventRow(Base):
     sequence: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     artifact_id: Mapped[str] = mapped_column(String(ID_LENGTH))
     payload: Mapped[dict[str, Any]] = mapped_column(JSONType)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class StoredArtifact(A2AModel):

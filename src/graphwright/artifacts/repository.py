@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import bindparam, delete, insert, or_, select, update
@@ -208,7 +207,7 @@ def _header(row: Row[Any]) -> Header:
         extensions=row.extensions,
         version=row.version,
         closed=row.closed,
-        updated_at=_aware(row.updated_at),
+        updated_at=row.updated_at,
     )
 
 
@@ -222,10 +221,5 @@ def _version(row: Row[Any]) -> VersionRecord:
         description=row.description,
         metadata=row._mapping["metadata"],
         extensions=row.extensions,
-        created_at=_aware(row.created_at),
+        created_at=row.created_at,
     )
-
-
-def _aware(moment: datetime) -> datetime:
-    """SQLite hands back naive datetimes; every stored one is UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

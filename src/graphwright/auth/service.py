@@ -56,7 +56,7 @@ class AuthService:
             row = TokenRepository(session).by_hash(hash_token(token))
             if row is None or row.revoked_at is not None:
                 raise Unauthorized("The bearer token is not valid")
-            if row.expires_at is not None and _aware(row.expires_at) <= datetime.now(UTC):
+            if row.expires_at is not None and row.expires_at <= datetime.now(UTC):
                 raise Unauthorized("The bearer token has expired; mint a new one")
             return Principal(token_id=row.id, conversation_id=row.conversation_id, label=row.label)
 
@@ -77,8 +77,3 @@ class AuthService:
         with self._db.write() as session:
             if not TokenRepository(session).revoke(token_id, datetime.now(UTC)):
                 raise NotFound(f"No active token with id {token_id}")
-
-
-def _aware(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes; they were written in UTC.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -496,17 +496,13 @@ def _no_conversation(conversation_id: str) -> NotFound:
     return NotFound(f"No conversation '{conversation_id}'")
 
 
-def _iso(moment: datetime) -> str:
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).isoformat()
-
-
 def _conversation_json(row: Conversation) -> dict[str, Any]:
     return {
         "id": row.id,
         "title": row.title,
         "mode": row.mode,
-        "createdAt": _iso(row.created_at),
-        "updatedAt": _iso(row.updated_at),
+        "createdAt": row.created_at.isoformat(),
+        "updatedAt": row.updated_at.isoformat(),
     }
 
 
@@ -517,7 +513,7 @@ def _message_json(row: Message) -> dict[str, Any]:
         "content": row.content,
         "status": row.status,
         "graphVersion": row.graph_version,
-        "createdAt": _iso(row.created_at),
+        "createdAt": row.created_at.isoformat(),
     }
 
 

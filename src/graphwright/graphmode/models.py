@@ -2,37 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
-    DateTime,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
     Integer,
     String,
     Table,
-    TypeDecorator,
     UniqueConstraint,
 )
-from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Mapped, mapped_column
 
-from graphwright.db import Base
-
-
-class UtcDateTime(TypeDecorator[datetime]):
-    """Timestamps in UTC, aware on the way out (SQLite hands back naive values)."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is not None and value.tzinfo is None:
-            return value.replace(tzinfo=UTC)
-        return value
-
+from graphwright.db import Base, UtcDateTime
 
 TZ = UtcDateTime()
 
