@@ -9,6 +9,10 @@ some results write `ncbigene:` for `NCBIGene:`; some declare HGNC nodes equivale
   (`merged = merge(merged, result)`), so each tool call costs O(accumulated graph).
 - networkx: one MultiDiGraph per result (edge key = label), then `compose_all`; the time
   includes building the graphs.
+- index: the seed's own rules (first node wins; links keyed by source|target|label; evidence
+  unioned) kept in dicts across calls, as the brief's "incremental index" anchor. It applies none
+  of the accumulator's rules (validation, CURIE normalisation, equivalent ids, property
+  conflicts, provenance), so it bounds what any pure-Python incremental merge gains here.
 - accumulator: `GraphAccumulator.add(result)` per result.
 
 The merged graph is then serialised as the artifact's JSON content (seed 003), by both the
@@ -36,6 +40,7 @@ from typing import Any
 import orjson
 
 SEED = 20240601
+Index = tuple[dict[str, Any], dict[tuple[str, str, str], Any]]
 PREDICATES = ("associated_with", "interacts_with", "treats", "causes", "expressed_in")
 
 
@@ -161,6 +166,46 @@ def run_pairwise(universe: Universe, sizes: Sizes) -> dict[str, Any]:
             "bytes": len(artifact), "steps": steps}  # fmt: skip
 
 
+def merge_into_index(index: Index, graph: dict[str, Any]) -> None:
+    """The seed's merge rules applied to maps kept between calls: O(size of `graph`)."""
+    nodes, links = index
+    for node in graph["nodes"]:
+        if node["id"] not in nodes:
+            nodes[node["id"]] = node
+    for link in graph["links"]:
+        link_key = (link["source"], link["target"], link.get("label") or "")
+        existing_link = links.get(link_key)
+        if existing_link is None:
+            links[link_key] = link
+        elif link.get("evidence") is not None and existing_link.get("evidence") is not None:
+            evidence_set = dict.fromkeys(existing_link["evidence"])
+            evidence_set.update(dict.fromkeys(link["evidence"]))
+            existing_link["evidence"] = list(evidence_set)
+
+
+def run_index(universe: Universe, sizes: Sizes) -> dict[str, Any]:
+    elapsed = cpu = 0.0
+    index: Index = ({}, {})
+    for _ in range(sizes.results):
+        graph = universe.result(sizes.links)
+        tick, cpu_tick = time.perf_counter(), time.process_time()
+        merge_into_index(index, graph)
+        elapsed += time.perf_counter() - tick
+        cpu += time.process_time() - cpu_tick
+    tick = time.perf_counter()
+    artifact = orjson.dumps({"nodes": list(index[0].values()), "links": list(index[1].values())})
+    serialise = time.perf_counter() - tick
+    nodes, links = len(index[0]), len(index[1])
+    steps = []
+    for _ in range(sizes.steps):
+        graph = universe.result(sizes.step_links)
+        tick, cpu_tick = time.perf_counter(), time.process_time()
+        merge_into_index(index, graph)
+        steps.append((time.perf_counter() - tick, time.process_time() - cpu_tick))
+    return {"merge": elapsed, "cpu": cpu, "serialise": serialise, "nodes": nodes, "links": links,
+            "bytes": len(artifact), "steps": steps}  # fmt: skip
+
+
 def run_networkx(universe: Universe, sizes: Sizes) -> dict[str, Any]:
     import networkx as nx
 
@@ -213,7 +258,12 @@ def run_accumulator(universe: Universe, sizes: Sizes) -> dict[str, Any]:
             "bytes": len(artifact), "steps": steps, "to_graph": to_graph}  # fmt: skip
 
 
-CONTENDERS = {"pairwise": run_pairwise, "networkx": run_networkx, "accumulator": run_accumulator}
+CONTENDERS = {
+    "pairwise": run_pairwise,
+    "networkx": run_networkx,
+    "index": run_index,
+    "accumulator": run_accumulator,
+}
 
 
 @dataclass
@@ -266,6 +316,7 @@ def main() -> None:
     runs = {"pairwise": measure("pairwise", sizes)}
     if not args.skip_networkx:
         runs["networkx"] = measure("networkx", sizes)
+    runs["index"] = measure("index", sizes)
     runs["accumulator"] = measure("accumulator", sizes)
     acc, pair = runs["accumulator"], runs["pairwise"]
 
@@ -277,6 +328,7 @@ def main() -> None:
     print("merge s: wall time of the merge calls only (results are generated between calls,")
     print("  untimed); cpu s: the same as process CPU time (the machine may be shared);")
     print("  networkx: building one MultiDiGraph per result + compose_all.")
+    print("  index: the seed's rules kept in dicts between calls, none of the accumulator's.")
     print("+json s: serialising the merged graph as the artifact's JSON content (seed 003).")
     print("peak MB: ru_maxrss of the contender's process (it holds the merged graph, not the")
     print("  inputs, which are dropped after each call; the baseline keeps the input dicts it")
@@ -288,6 +340,10 @@ def main() -> None:
     print(f"\nspeed-up vs pairwise: {pair['merge'] / acc['merge']:.1f}x merge wall, "
           f"{pair['cpu'] / acc['cpu']:.1f}x merge cpu, "
           f"{pair_total / acc_total:.1f}x merge + json wall (target >= 5x)")  # fmt: skip
+    index = runs["index"]
+    print(f"speed-up of the bare incremental index vs pairwise: "
+          f"{pair['merge'] / index['merge']:.1f}x merge wall "
+          f"(about the most a pure-Python incremental merge gains here)")  # fmt: skip
     if "networkx" in runs:
         nx_run = runs["networkx"]
         print(f"speed-up vs networkx: {nx_run['merge'] / acc['merge']:.1f}x merge wall, "
@@ -300,9 +356,11 @@ def main() -> None:
         p50 = statistics.median(acc_steps)
         p99 = acc_steps[round(0.99 * (len(acc_steps) - 1))]
         pair_step = statistics.median(step[column] * 1000 for step in pair["steps"])
+        index_step = statistics.median(step[column] * 1000 for step in index["steps"])
         print(f"  {label:<4} accumulator p50 {p50:.1f} ms, p99 {p99:.1f} ms over "
               f"{len(acc_steps)} results; pairwise p50 {pair_step:.0f} ms over "
-              f"{len(pair['steps'])} ({pair_step / p50:.0f}x)")  # fmt: skip
+              f"{len(pair['steps'])} ({pair_step / p50:.0f}x); "
+              f"bare index p50 {index_step:.1f} ms")  # fmt: skip
     print("  (target: accumulator p50 < 25 ms)")
     print(f"accumulator.to_graph() (a fresh, mutable copy of the merged graph): "
           f"{acc['to_graph']:.2f} s")  # fmt: skip
