@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -254,3 +255,40 @@ async def test_events_stream_change_events(live_server: LiveServer) -> None:
                 received.append(json.loads(line.removeprefix("data:").strip()))
     assert [(e["version"], e["command"]) for e in received] == [(1, "addNode"), (2, "addNode")]
     assert received[0]["conversationId"] == "c1" and received[0]["actor"].startswith("token:")
+
+
+async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[tuple[str, str]]:
+    """(event, data) pairs of a server-sent events stream, until the server ends it."""
+    name = data = ""
+    async for line in lines:
+        if line.startswith("event:"):
+            name = line.removeprefix("event:").strip()
+        elif line.startswith("data:"):
+            data = line.removeprefix("data:").strip()
+        elif not line and name:
+            yield name, data
+            name = data = ""
+
+
+async def test_events_stream_ends_once_its_token_is_revoked(live_server: LiveServer) -> None:
+    auth_service = live_server.app.state.auth_service
+    viewer = auth_service.mint(conversation_id="c1")
+    # The writes use their own token, so revoking the viewer's does not stop them.
+    writer = {"Authorization": f"Bearer {auth_service.mint(conversation_id='c1')}"}
+    async with (
+        httpx.AsyncClient(base_url=live_server.url, timeout=20) as http,
+        http.stream("GET", f"{BASE}/events", headers={"Authorization": f"Bearer {viewer}"}) as sse,
+    ):
+        events = sse_events(sse.aiter_lines())
+        assert (await anext(events))[0] == "ready"
+        node = {"label": "e", "type": "gene"}
+        added = await http.post(f"{BASE}/nodes", headers=writer, json={"id": "E:0", **node})
+        assert added.status_code == 201
+        assert (await asyncio.wait_for(anext(events), timeout=10))[0] == "change"
+        auth_service.revoke_token(viewer)
+        added = await http.post(f"{BASE}/nodes", headers=writer, json={"id": "E:1", **node})
+        assert added.status_code == 201
+        async with asyncio.timeout(10):  # the stream must end by itself
+            received = [event async for event in events]
+    assert [name for name, _ in received] == ["error"]
+    assert "revoked or has expired" in json.loads(received[0][1])["message"]

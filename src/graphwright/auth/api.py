@@ -17,11 +17,18 @@ def get_auth_service(request: Request) -> AuthService:
     return request.app.state.auth_service
 
 
+def bearer_token(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> str | None:
+    """The raw bearer token, for routes that must check it again later (long-lived streams)."""
+    return credentials.credentials if credentials else None
+
+
 def current_principal(
     service: Annotated[AuthService, Depends(get_auth_service)],
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    token: Annotated[str | None, Depends(bearer_token)],
 ) -> Principal:
-    return service.authenticate(credentials.credentials if credentials else None)
+    return service.authenticate(token)
 
 
 def conversation_principal(

@@ -12,10 +12,11 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 
-from graphwright.auth.api import conversation_principal
+from graphwright.auth.api import bearer_token, conversation_principal, get_auth_service
 from graphwright.auth.models import Principal
+from graphwright.auth.service import AuthService
 from graphwright.envelope import ok
-from graphwright.errors import InvalidInput
+from graphwright.errors import InvalidInput, Unauthorized
 from graphwright.graphmode.events import GraphEvents
 from graphwright.graphmode.schemas import (
     BatchRequest,
@@ -426,6 +427,8 @@ async def events(
     conversation_id: str,
     service: Service,
     hub: Annotated[GraphEvents, Depends(get_graph_events)],
+    auth: Annotated[AuthService, Depends(get_auth_service)],
+    token: Annotated[str | None, Depends(bearer_token)],
     _caller: Caller,
 ) -> EventSourceResponse:
     subscription = hub.subscribe(conversation_id)
@@ -435,6 +438,13 @@ async def events(
         try:
             yield {"event": "ready", "data": orjson.dumps({"version": current}).decode()}
             async for event in subscription:
+                # The stream outlives the check at opening: a revoked or expired token gets no more.
+                try:
+                    await run_in_threadpool(auth.authenticate, token)
+                except Unauthorized:
+                    message = "The token was revoked or has expired; the stream has ended"
+                    yield {"event": "error", "data": orjson.dumps({"message": message}).decode()}
+                    return
                 yield {
                     "event": "change",
                     "id": str(event["version"]),
