@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
+from mcp_types import LATEST_PROTOCOL_VERSION
 
 from graphwright import mcp_registry, mcpkit
 from graphwright.app import create_app
@@ -23,6 +26,17 @@ A_TOOL_OF = {
     "artifacts": "artifact_update",
 }
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": LATEST_PROTOCOL_VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 async def test_the_app_serves_every_server_to_a_token_holder_only(
@@ -54,6 +68,42 @@ async def test_the_app_serves_every_server_to_a_token_holder_only(
         assert missing.headers["www-authenticate"] == "Bearer"
         assert missing.json()["error"].startswith("A bearer token is required")
         assert wrong.json()["error"] == "The bearer token is not valid"
+
+
+async def test_a_session_answers_only_the_token_that_opened_it(
+    tmp_path: Path, database: Database
+) -> None:
+    settings = Settings(home=tmp_path, database_url=database.url, offline=True)
+    app = create_app(settings, database=database)
+    owner = app.state.auth_service.mint(label="owner")
+    other = app.state.auth_service.mint(label="other")
+    streamable = {"Accept": "application/json, text/event-stream"}
+
+    async with serving(app) as base, httpx.AsyncClient(base_url=base, timeout=30) as http:
+        opened = await http.post(
+            "/mcp/graph", json=INITIALIZE, headers=streamable | {"Authorization": f"Bearer {owner}"}
+        )
+        session = {
+            "mcp-session-id": opened.headers["mcp-session-id"],
+            "mcp-protocol-version": sse_result(opened.text)["protocolVersion"],
+        } | streamable
+
+        def as_token(token: str) -> dict[str, str]:
+            return session | {"Authorization": f"Bearer {token}"}
+
+        ready = await http.post("/mcp/graph", json=INITIALIZED, headers=as_token(owner))
+        stolen = await http.post("/mcp/graph", json=LIST_TOOLS, headers=as_token(other))
+        own = await http.post("/mcp/graph", json=LIST_TOOLS, headers=as_token(owner))
+    assert ready.status_code == 202
+    assert (stolen.status_code, stolen.json()) == (404, {"error": "Session not found"})
+    assert own.status_code == 200
+    assert "addNode" in {tool["name"] for tool in sse_result(own.text)["tools"]}
+
+
+def sse_result(body: str) -> dict[str, Any]:
+    """The JSON-RPC result carried by the one `data:` line of a streamable-HTTP answer."""
+    data = next(line for line in body.splitlines() if line.startswith("data:"))
+    return json.loads(data.removeprefix("data:"))["result"]
 
 
 def test_mount_all_refuses_a_server_it_does_not_know() -> None:

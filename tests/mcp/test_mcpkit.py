@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Annotated
 
@@ -15,6 +16,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from graphwright import mcpkit
+from graphwright.auth.models import Principal
 from graphwright.errors import Conflict, NotFound, Unauthorized
 
 
@@ -155,3 +157,77 @@ def test_bearer_auth_passes_on_unauthorized_messages_and_keeps_the_principal() -
     expired = client.get("/", headers={"Authorization": "Bearer old"})
     assert expired.status_code == 401
     assert expired.json() == {"error": "The bearer token has expired; mint a new one"}
+
+
+TOKEN_IDS = {"alice": 1, "bob": 2}
+
+
+def fresh_principal(token: str) -> Principal | None:
+    """A new but equal Principal per request, as graphwright's auth service returns."""
+    token_id = TOKEN_IDS.get(token)
+    return Principal(token_id, conversation_id=None, label=token) if token_id else None
+
+
+def session_app(calls: list[str]) -> Starlette:
+    """Opens a session (s1, s2, ...) per request without one; echoes the id like the SDK."""
+    new_ids = itertools.count(1)
+
+    async def mcp(request):
+        session_id = request.headers.get("mcp-session-id") or f"s{next(new_ids)}"
+        calls.append(f"{request.method} {session_id}")
+        return PlainTextResponse("ok", headers={"mcp-session-id": session_id})
+
+    return Starlette(routes=[Route("/", mcp, methods=["POST", "DELETE"])])
+
+
+def guarded_sessions(calls: list[str], **options: int) -> tuple[mcpkit.BearerAuth, TestClient]:
+    guarded = mcpkit.BearerAuth(session_app(calls), fresh_principal, **options)
+    return guarded, TestClient(Starlette(routes=[Route("/", guarded, methods=["POST", "DELETE"])]))
+
+
+def as_user(token: str, session_id: str | None = None) -> dict[str, str]:
+    headers = {"Authorization": f"Bearer {token}"}
+    return headers | ({"mcp-session-id": session_id} if session_id else {})
+
+
+def test_bearer_auth_binds_a_session_to_the_principal_that_opened_it() -> None:
+    calls: list[str] = []
+    _, client = guarded_sessions(calls)
+    opened = client.post("/", headers=as_user("alice"))
+    assert opened.headers["mcp-session-id"] == "s1"
+
+    again = client.post("/", headers=as_user("alice", "s1"))
+    assert (again.status_code, again.text) == (200, "ok")
+
+    stolen = client.post("/", headers=as_user("bob", "s1"))
+    assert stolen.status_code == 404
+    assert stolen.json() == {"error": "Session not found"}
+    assert calls == ["POST s1", "POST s1"]
+
+    own = client.post("/", headers=as_user("bob"))
+    assert (own.status_code, own.headers["mcp-session-id"]) == (200, "s2")
+    assert client.post("/", headers=as_user("alice", "s2")).status_code == 404
+
+
+def test_bearer_auth_forgets_a_session_once_it_is_deleted() -> None:
+    calls: list[str] = []
+    _, client = guarded_sessions(calls)
+    client.post("/", headers=as_user("alice"))
+
+    assert client.delete("/", headers=as_user("bob", "s1")).status_code == 404
+    assert client.post("/", headers=as_user("alice", "s1")).status_code == 200
+    assert client.delete("/", headers=as_user("alice", "s1")).status_code == 200
+    assert client.post("/", headers=as_user("alice", "s1")).status_code == 404
+    assert calls == ["POST s1", "POST s1", "DELETE s1"]
+
+
+def test_bearer_auth_refuses_a_session_it_no_longer_records_to_everyone() -> None:
+    calls: list[str] = []
+    _, client = guarded_sessions(calls, max_sessions=2)
+    for _ in range(3):
+        client.post("/", headers=as_user("alice"))
+    assert client.post("/", headers=as_user("alice", "s2")).status_code == 200
+    for token in ("alice", "bob"):  # s1 was dropped at the cap: nobody can claim it
+        assert client.post("/", headers=as_user(token, "s1")).status_code == 404
+    assert client.post("/", headers=as_user("bob", "s3")).status_code == 404
+    assert calls == ["POST s1", "POST s2", "POST s3", "POST s2"]
