@@ -11,6 +11,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from graphwright.graphmode import api as graph_api
 from tests.graphmode.conftest import LiveServer
 
 BASE = "/api/graph/c1"
@@ -292,3 +293,22 @@ async def test_events_stream_ends_once_its_token_is_revoked(live_server: LiveSer
             received = [event async for event in events]
     assert [name for name, _ in received] == ["error"]
     assert "revoked or has expired" in json.loads(received[0][1])["message"]
+
+
+async def test_a_quiet_events_stream_ends_soon_after_its_token_is_revoked(
+    live_server: LiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(graph_api, "TOKEN_RECHECK_SECONDS", 0.2)
+    auth_service = live_server.app.state.auth_service
+    viewer = auth_service.mint(conversation_id="c1")
+    async with (
+        httpx.AsyncClient(base_url=live_server.url, timeout=20) as http,
+        http.stream("GET", f"{BASE}/events", headers={"Authorization": f"Bearer {viewer}"}) as sse,
+    ):
+        events = sse_events(sse.aiter_lines())
+        assert (await anext(events))[0] == "ready"
+        await asyncio.sleep(0.5)  # quiet, token valid: the stream stays open
+        auth_service.revoke_token(viewer)
+        async with asyncio.timeout(10):  # no change comes, yet the stream must end by itself
+            received = [event async for event in events]
+    assert [name for name, _ in received] == ["error"]

@@ -422,6 +422,9 @@ def diff(
     return ok(service.diff(conversation_id, from_version, to_version))
 
 
+TOKEN_RECHECK_SECONDS = 15.0  # how long a quiet events stream goes without checking its token
+
+
 @router.get("/events", summary="Server-sent change events of this graph")
 async def events(
     conversation_id: str,
@@ -437,14 +440,18 @@ async def events(
     async def stream():  # type: ignore[no-untyped-def]
         try:
             yield {"event": "ready", "data": orjson.dumps({"version": current}).decode()}
-            async for event in subscription:
-                # The stream outlives the check at opening: a revoked or expired token gets no more.
+            while True:
+                event = await subscription.next_within(TOKEN_RECHECK_SECONDS)
+                # The stream outlives the check at opening: the token is checked again before
+                # each event, and now and then while the graph is quiet.
                 try:
                     await run_in_threadpool(auth.authenticate, token)
                 except Unauthorized:
                     message = "The token was revoked or has expired; the stream has ended"
                     yield {"event": "error", "data": orjson.dumps({"message": message}).decode()}
                     return
+                if event is None:
+                    continue
                 yield {
                     "event": "change",
                     "id": str(event["version"]),

@@ -131,6 +131,13 @@ class Subscription:
     async def __anext__(self) -> Event:
         return await self.queue.get()
 
+    async def next_within(self, seconds: float) -> Event | None:
+        """The next event, or None if none comes within `seconds`."""
+        try:
+            return await asyncio.wait_for(self.queue.get(), seconds)
+        except TimeoutError:
+            return None
+
     def close(self) -> None:
         self.hub.unsubscribe(self)
 
