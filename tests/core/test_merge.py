@@ -156,8 +156,8 @@ def test_a_late_equivalence_unifies_earlier_nodes_and_merges_their_links() -> No
     assert sorted(result["nodes"][0]["provenance"]) == ["r1", "r2", "r3", "r4"]
     assert [(item["source"], item["target"], item["evidence"], item["provenance"])
             for item in result["links"]] == [
-        # the link already keyed by the leader absorbs the re-pointed one
-        ("NCBIGene:4193", "X", ["PMID:2", "PMID:1"], ["r2", "r1"]),
+        # the link of the first-seen node absorbs the re-pointed one; provenance in add order
+        ("NCBIGene:4193", "X", ["PMID:1", "PMID:2"], ["r1", "r2"]),
         ("Y", "NCBIGene:4193", [], ["r3"]),
     ]  # fmt: skip
     assert (accumulator.node_count, accumulator.link_count) == (3, 2)

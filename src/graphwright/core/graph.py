@@ -55,6 +55,19 @@ def load_graph(content: str | bytes | dict[str, Any]) -> dict[str, Any]:
 
 def check_graph(data: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Validate a parsed seed graph without copying or changing it; return its nodes and links."""
+    nodes, links = graph_lists(data)
+    node_ids = _checked_node_ids(nodes)
+    for link in links:
+        if type(link) is not dict or (
+            link.get("source") not in node_ids or link.get("target") not in node_ids
+        ):
+            _check_links_slowly(links, node_ids)
+            break
+    return nodes, links
+
+
+def graph_lists(data: Any) -> tuple[list[Any], list[Any]]:
+    """The `nodes` and `links` lists of a parsed graph, checking only the graph's own shape."""
     if not isinstance(data, dict):
         raise GraphFormatError(f"a graph must be a JSON object, got {_json_type(data)}")
     if "nodes" not in data:
@@ -70,13 +83,6 @@ def check_graph(data: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     for name, items in (("nodes", nodes), ("links", links)):
         if not isinstance(items, list):
             raise GraphFormatError(f"'{name}' must be a list, got {_json_type(items)}")
-    node_ids = _checked_node_ids(nodes)
-    for link in links:
-        if type(link) is not dict or (
-            link.get("source") not in node_ids or link.get("target") not in node_ids
-        ):
-            _check_links_slowly(links, node_ids)
-            break
     return nodes, links
 
 

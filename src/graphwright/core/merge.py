@@ -8,86 +8,91 @@ O(size of that result). The rules are in docs/merge.md.
 from __future__ import annotations
 
 import gc
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from itertools import count
+from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
+import numpy as np
 import orjson
 
-from graphwright.core.graph import check_graph, parse_json
-from graphwright.core.ids import normalize_curie, normalize_pmid, pick_leader, prefix_rank
+from graphwright.core.graph import check_graph, graph_lists, parse_json
+from graphwright.core.ids import normalize_curie, pick_leader, prefix_rank
+from graphwright.core.link_table import NO_LABEL, Carried, LinkTable, move_carried
+from graphwright.core.merge_values import (
+    CONFLICTS,
+    PROVENANCE,
+    Record,
+    canonical_json,
+    fresh_copy,
+    hash_key,
+    merge_conflicts,
+    merge_properties,
+    node_snapshot,
+    owned,
+)
 
-PROVENANCE = "provenance"
-CONFLICTS = "conflicts"
 EQUIVALENT_IDS = "equivalent_ids"
 EQUIVALENCE_FIELDS = (EQUIVALENT_IDS, "same_as", "xref")
-# Fields whose values are PMIDs, so that a bare `123` there means `PMID:123`.
-PMID_FIELDS = frozenset({"pmid", "pmids", "PMID", "PMIDs", "publications", "publication"})
 
 _NODE_FIXED = frozenset({"id", EQUIVALENT_IDS, PROVENANCE, CONFLICTS})
-_LINK_FIXED = frozenset({"source", "target", "label", "evidence", PROVENANCE, CONFLICTS})
-_SORT_KEYS = orjson.OPT_SORT_KEYS
-
-LinkKey = tuple[Any, ...]
-Record = dict[str, Any]
-# A record's result ids: a bit mask of add numbers, or the ids themselves (see GraphAccumulator)
-Provenance = int | tuple[str, ...]
-# Adds recorded as mask bits; masks of up to 60 bits stay small ints (two 30-bit digits)
-MASK_ADDS = 59
+_LINK_PARTS = frozenset({"source", "target", "label", "evidence"})
+_node_id = itemgetter("id")
+_CANONICAL_PMIDS = re.compile(r"(?:PMID:[1-9][0-9]*\n)*")
 _JSON_SLICE = 10_000
-_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+@dataclass(slots=True)
+class _Links:
+    """A result's links, read (and checked) before anything is stored."""
+
+    sources: tuple[Any, ...]
+    targets: tuple[Any, ...]
+    labels: tuple[Any, ...]  # as given (NO_LABEL when absent)
+    kinds: tuple[Any, ...] | list[Any]  # the label part of the link keys (and primary source)
+    evidence: tuple[Any, ...]
+    canonical: bool  # every evidence is a list of `PMID:<digits>` strings
+    unusual: list[int]  # positions of links with an unusual label or fields besides the four
 
 
 class GraphAccumulator:
     """Merges seed graphs one tool result at a time; see docs/merge.md for the rules.
 
-    Internally `evidence` is a tuple, and `provenance` is usually a bit mask of the adds that
-    touched the record (bit n: the n-th add, whose result id is `_result_id_of[n]`): recording
-    a result is then one `|` in the hot loops instead of building a tuple, and records whose
-    evidence did not change hold nothing the cyclic garbage collector must scan again. Records
-    whose provenance is not in add order (carried by an input, or merged when two records
-    fold), and every record after the first `MASK_ADDS` adds, hold a tuple of result ids.
-    `to_graph()` and `to_json()` hand out lists.
+    Nodes are dict records and links are columns (`LinkTable`), both by index in first-seen
+    order. A link names its end nodes by index, so giving a node a new leader id re-keys
+    nothing. Provenance is not stored per record: each add keeps arrays of the node and link
+    indexes it touched, and `to_graph()` / `to_json()` turn them into result ids with numpy.
+    A record folded into another one stays in place, mapped to the one it joined.
     """
 
     def __init__(self, *, key_by_source: bool = False) -> None:
         self._key_by_source = key_by_source
-        self._result_numbers = count(1)
+        self._result_ids: list[str] = []  # add number -> result id
+        self._touched: list[tuple[np.ndarray, np.ndarray]] = []  # add number -> node, link indexes
         self._normalized: dict[str, str] = {}
-        # raw id -> its node record (a record keeps its identity when it moves to a new leader;
-        # emptied when a record is folded into another)
-        self._record_of_raw: dict[str, Record] = {}
-        # raw id -> a copy of a node already merged into that record which is not a subset of
-        # it (a known conflict, an equivalence declared again): the same node again changes
-        # nothing but provenance. Only nodes whose values are scalars or lists of scalars.
-        self._merged_node: dict[str, Record] = {}
         self._parent: dict[str, str] = {}
         self._members: dict[str, list[str]] = {}
-        self._nodes: dict[str, Record] = {}
-        self._node_seq: dict[str, int] = {}
-        self._node_order: list[Record] = []
-        # Link key -> link, in first-seen order. Re-pointing a link adds its new key and leaves
-        # the old one behind (stale, counted), so the link keeps its place: no later key can
-        # equal a stale one, since that names an id which is no longer a leader.
-        self._links: dict[LinkKey, Record] = {}
-        self._stale_keys = 0
-        # node id -> the links touching it; built when an equivalence first merges two stored
-        # nodes, kept up to date from then on
-        self._adjacent: dict[str, list[Record]] | None = None
-        # id() of nodes and links folded into another one; they stay referenced (node order,
-        # stale keys), so their ids are never reused
-        self._folded: set[int] = set()
-        self._moved_records = 0
-        self._result_id_of: list[str] = [""]  # add number -> its result id
+        self._nodes: list[Record] = []
+        self._node_at: dict[str, int] = {}  # leader id -> node index
+        self._node_of_raw: dict[str, int] = {}  # raw id -> node index (cleared when nodes fold)
+        # raw id -> a copy of a node already merged which is not a subset of its record (a
+        # known conflict, an equivalence declared again): the same node again changes nothing
+        self._merged_node: dict[str, Record] = {}
+        self._folded_nodes: dict[int, int] = {}  # node index -> the index it was folded into
+        self._carried_nodes: dict[int, list[Carried]] = {}
+        self._folds = 0
+        self._links = LinkTable()
 
     @property
     def node_count(self) -> int:
-        return len(self._nodes)
+        return len(self._nodes) - len(self._folded_nodes)
 
     @property
     def link_count(self) -> int:
-        return len(self._links) - self._stale_keys
+        return self._links.live_count
 
     def add(self, graph: dict[str, Any] | str | bytes, result_id: str | None = None) -> None:
         """Merge one tool result's graph; `result_id` (default `result-<n>`) goes to provenance.
@@ -95,82 +100,79 @@ class GraphAccumulator:
         The graph is validated first (GraphFormatError names the problem), so a bad result
         changes nothing. `graph` is never modified.
         """
-        owned = isinstance(graph, str | bytes)
-        nodes, links = check_graph(parse_json(graph) if owned else graph)
-        number = next(self._result_numbers)
-        rid = result_id if result_id is not None else f"result-{number}"
-        self._result_id_of.append(rid)
-        bit = 1 << number if number <= MASK_ADDS else 0
+        data = parse_json(graph) if isinstance(graph, str | bytes) else graph
+        nodes, links = graph_lists(data)
         with _collector_paused():
-            moved_before = self._moved_records
-            local = self._add_nodes(nodes, bit)
-            if self._moved_records != moved_before:
-                # an equivalence declared later in this result may have moved earlier nodes
-                local = {raw: self._find(leader) for raw, leader in local.items()}
-            self._add_links(links, local, bit, owned=owned)
+            raws = _node_ids(nodes)
+            read = self._read_links(links)
+            if raws is None or not _ends_known(raws, read):
+                check_graph(data)  # names the problem, or accepts ends that match once normalised
+                raws = [node["id"] for node in nodes]
+            number = len(self._result_ids)
+            self._result_ids.append(result_id if result_id is not None else f"result-{number + 1}")
+            local = self._add_nodes(nodes, raws, number)
+            indexes = self._add_links(links, read, local, number)
+            touched_nodes = np.fromiter(local.values(), dtype=np.intp, count=len(local))
+            self._touched.append((touched_nodes, np.array(indexes, dtype=np.intp)))
 
     def to_graph(self) -> dict[str, list[Record]]:
         """The merged graph in first-seen order, as new dicts and lists the caller may change."""
-        ids = _ResultIds(self._result_id_of)
+        node_ids, link_ids = self._provenance()
         with _collector_paused():
+            names = [record["id"] for record in self._nodes]
             return {
-                "nodes": [_fresh_copy(node, ids) for node in self._live_nodes()],
-                "links": [_fresh_link(link, ids) for link in self._live_links()],
+                "nodes": [fresh_copy(record, node_ids[index]) for index, record in self._live()],
+                "links": self._links.records(range(len(self._links)), link_ids, names, fresh=True),
             }
 
     def to_json(self) -> bytes:
         """The merged graph serialised as seed graph JSON."""
-        ids = _ResultIds(self._result_id_of)
-        parts = [b'{"nodes":[']
+        node_ids, link_ids = self._provenance()
         with _collector_paused():
-            for name, records in (("nodes", self._live_nodes()), ("links", self._live_links())):
-                if name == "links":
-                    parts.append(b'],"links":[')
-                # in slices, so that the copies (with provenance as result ids) stay few
-                for start in range(0, len(records), _JSON_SLICE):
-                    chunk = records[start : start + _JSON_SLICE]
-                    items = [{**item, PROVENANCE: ids[item[PROVENANCE]]} for item in chunk]
-                    parts.extend((b"," if start else b"", orjson.dumps(items)[1:-1]))
-        parts.append(b"]}")
-        return b"".join(parts)
+            nodes = [{**record, PROVENANCE: node_ids[index]} for index, record in self._live()]
+            names = [record["id"] for record in self._nodes]
+            links = []
+            # in slices, so that the link dicts built for the output stay few
+            for start in range(0, len(self._links), _JSON_SLICE):
+                indexes = range(start, min(start + _JSON_SLICE, len(self._links)))
+                chunk = self._links.records(indexes, link_ids, names, fresh=False)
+                if chunk:
+                    links.append(orjson.dumps(chunk)[1:-1])
+        return b'{"nodes":%b,"links":[%b]}' % (orjson.dumps(nodes), b",".join(links))
 
-    def _live_nodes(self) -> list[Record]:
-        folded = self._folded
-        if not folded:
-            return self._node_order
-        return [node for node in self._node_order if id(node) not in folded]
+    # -- provenance ------------------------------------------------------------------------------
 
-    def _live_links(self) -> list[Record]:
-        if not self._stale_keys:
-            return list(self._links.values())
-        folded, seen = self._folded, set()
-        live = []
-        for link in self._links.values():
-            if id(link) not in folded and id(link) not in seen:
-                seen.add(id(link))
-                live.append(link)
-        return live
+    def _provenance(self) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+        """Each node's and link's result ids (by index), from the indexes each add touched."""
+        words = max(1, -(-len(self._result_ids) // 64))
+        node_masks = np.zeros((len(self._nodes), words), dtype=np.uint64)
+        link_masks = np.zeros((len(self._links), words), dtype=np.uint64)
+        node_root = _roots(len(self._nodes), self._folded_nodes)
+        link_root = _roots(len(self._links), self._links.folded)
+        for number, (nodes, links) in enumerate(self._touched):
+            word, bit = divmod(number, 64)
+            flag = np.uint64(1 << bit)
+            node_masks[node_root[nodes], word] |= flag
+            link_masks[link_root[links], word] |= flag
+        return (
+            self._decode(node_masks, self._carried_nodes),
+            self._decode(link_masks, self._links.carried),
+        )
 
-    # -- provenance ----------------------------------------------------------------------------
+    def _decode(
+        self, masks: np.ndarray, carried: dict[int, list[Carried]]
+    ) -> list[tuple[str, ...]]:
+        values = masks[:, 0].tolist()
+        for word in range(1, masks.shape[1]):
+            high = masks[:, word].tolist()
+            values = [low | part << 64 * word for low, part in zip(values, high, strict=True)]
+        ids = _ResultIds(self._result_ids)
+        decoded = list(map(ids.__getitem__, values))
+        for index, entries in carried.items():
+            decoded[index] = _with_carried(values[index], entries, self._result_ids)
+        return decoded
 
-    def _result_ids(self, provenance: Provenance) -> tuple[str, ...]:
-        if type(provenance) is int:
-            return _decoded(provenance, self._result_id_of)
-        return provenance
-
-    def _touched(self, provenance: Provenance) -> tuple[str, ...]:
-        """`provenance` as result ids that end with (or already have) this add's result id."""
-        past = self._result_ids(provenance)
-        rid = self._result_id_of[-1]
-        return past if rid in past else (*past, rid)
-
-    def _add_provenance(self, record: Record, result_ids: tuple[str, ...]) -> None:
-        past = self._result_ids(record[PROVENANCE])
-        merged = _with_prior(past, result_ids)
-        if merged != past:
-            record[PROVENANCE] = merged
-
-    # -- identifiers -------------------------------------------------------------------------
+    # -- identifiers -----------------------------------------------------------------------------
 
     def _normalize(self, raw: str) -> str:
         normalized = self._normalized.get(raw)
@@ -200,255 +202,264 @@ class GraphAccumulator:
         members = self._members.pop(winner, [winner]) + self._members.pop(loser, [loser])
         self._members[winner] = members
         self._move_node(loser, winner)
-        record = self._nodes.get(winner)
-        if record is not None:
-            record[EQUIVALENT_IDS] = sorted(members, key=prefix_rank)
+        index = self._node_at.get(winner)
+        if index is not None:
+            self._nodes[index][EQUIVALENT_IDS] = sorted(members, key=prefix_rank)
 
     def _move_node(self, loser: str, winner: str) -> None:
-        """Re-key the record and links of `loser` under `winner`, folding duplicates."""
-        moved = self._nodes.pop(loser, None)
-        if moved is None:
+        """Give the record of `loser` the id `winner`, folding it with the one already there."""
+        index = self._node_at.pop(loser, None)
+        if index is None:
             return
-        self._moved_records += 1
-        moved_seq = self._node_seq.pop(loser)
-        kept = self._nodes.get(winner)
-        if kept is None:
-            moved["id"] = winner
-            self._nodes[winner] = moved
-            self._node_seq[winner] = moved_seq
-        else:
-            if moved_seq < self._node_seq[winner]:  # the first-seen record keeps its place
-                kept, moved = moved, kept
-                self._node_seq[winner] = moved_seq
-                kept["id"] = winner
-                self._nodes[winner] = kept
-            self._fold(kept, moved, _NODE_FIXED)
-            # some raw ids led to the folded record
-            self._record_of_raw.clear()
-            self._merged_node.clear()
-        self._repoint_links(loser, winner)
+        kept = self._node_at.get(winner)
+        if kept is None:  # links name nodes by index: nothing else to change
+            self._nodes[index]["id"] = winner
+            self._node_at[winner] = index
+            return
+        self._folds += 1
+        first, other = sorted((index, kept))  # the first-seen record keeps its place
+        self._node_at[winner] = first
+        record, folded = self._nodes[first], self._nodes[other]
+        record["id"] = winner
+        merge_properties(record, folded, _NODE_FIXED)
+        merge_conflicts(record, folded)
+        self._folded_nodes[other] = first
+        move_carried(self._carried_nodes, other, first)
+        self._node_of_raw.clear()
+        self._merged_node.clear()
+        self._links.repoint(other, first)
 
-    def _fold(self, kept: Record, other: Record, fixed: frozenset) -> None:
-        """Fold the stored record `other` (same node or link) into `kept`."""
-        _merge_properties(kept, other, fixed)
-        self._add_provenance(kept, self._result_ids(other[PROVENANCE]))
-        _merge_conflicts(kept, other)
-        self._folded.add(id(other))
+    def _live_node(self, index: int) -> int:
+        while (kept := self._folded_nodes.get(index)) is not None:
+            index = kept
+        return index
 
-    def _merge_input(self, record: Record, item: Record, fixed: frozenset) -> None:
-        """Merge an input node or link's properties, provenance and conflicts into `record`."""
-        _merge_properties(record, item, fixed)
-        incoming = item.get(PROVENANCE)
-        if incoming:
-            self._add_provenance(record, _with_prior(incoming, ()))
-        _merge_conflicts(record, item)
+    def _live(self) -> Iterator[tuple[int, Record]]:
+        folded = self._folded_nodes
+        return ((index, node) for index, node in enumerate(self._nodes) if index not in folded)
 
-    def _repoint_links(self, loser: str, winner: str) -> None:
-        """Only the links touching `loser` are re-keyed (the adjacency index lists them)."""
-        adjacent = self._adjacency()
-        touching = adjacent.pop(loser, [])
-        links, folded = self._links, self._folded
-        for link in touching:
-            source, target = link["source"], link["target"]
-            if id(link) in folded or (source != loser and target != loser):
-                continue
-            self._stale_keys += 1
-            source = winner if source == loser else source
-            target = winner if target == loser else target
-            link["source"], link["target"] = source, target
-            key = self._link_key(source, link, target)
-            kept = links.get(key)
-            if kept is None:
-                links[key] = link
-            else:
-                if link["evidence"]:
-                    kept["evidence"] = _union_evidence(kept["evidence"], link["evidence"])
-                self._fold(kept, link, _LINK_FIXED)
-        adjacent.setdefault(winner, []).extend(touching)
+    # -- nodes -----------------------------------------------------------------------------------
 
-    def _adjacency(self) -> dict[str, list[Record]]:
-        if self._adjacent is None:
-            self._adjacent = {}
-            for link in self._live_links():
-                self._adjacent.setdefault(link["source"], []).append(link)
-                if link["target"] != link["source"]:
-                    self._adjacent.setdefault(link["target"], []).append(link)
-        return self._adjacent
-
-    def _link_key(self, source: str, link: Record, target: str) -> LinkKey:
-        label = link.get("label") or ""
-        if self._key_by_source:
-            return (source, label, target, primary_knowledge_source(link))
-        return (source, label, target)
-
-    # -- nodes and links -----------------------------------------------------------------------
-
-    def _add_nodes(self, nodes: list[Record], bit: int) -> dict[str, str]:
-        """Merge the nodes; return each raw node id's leader."""
-        local: dict[str, str] = {}
-        record_of_raw, merged_node = self._record_of_raw.get, self._merged_node.get
-        for node in nodes:
-            raw = node["id"]
-            record = record_of_raw(raw)
+    def _add_nodes(self, nodes: list[Record], raws: list[str], number: int) -> dict[str, int]:
+        """Merge the nodes; return each raw node id's node index."""
+        records, merged_node = self._nodes, self._merged_node.get
+        folds = self._folds
+        local: dict[str, int] = {}
+        for node, raw, index in zip(nodes, raws, map(self._node_of_raw.get, raws), strict=True):
             # The common case, a node merged before, is two C-speed comparisons: `node` adds
             # nothing to its record, or equals a node that was merged into it already.
-            if record is None or not (node.items() <= record.items() or node == merged_node(raw)):
-                record = self._merge_node(node, raw, bit)
-            local[raw] = record["id"]
-            provenance = record[PROVENANCE]
-            if type(provenance) is int and bit:
-                record[PROVENANCE] = provenance | bit
-            else:
-                record[PROVENANCE] = self._touched(provenance)
+            if index is None or not (
+                node.items() <= records[index].items() or node == merged_node(raw)
+            ):
+                index = self._merge_node(node, raw, number)
+            local[raw] = index
+        if self._folds != folds:  # an equivalence later in this result folded earlier nodes
+            local = {raw: self._live_node(index) for raw, index in local.items()}
         return local
 
-    def _merge_node(self, node: Record, raw: str, bit: int) -> Record:
+    def _merge_node(self, node: Record, raw: str, number: int) -> int:
         """The careful path: equivalences, a new record, or properties to merge."""
-        if "equivalent_ids" in node or "same_as" in node or "xref" in node:
+        if EQUIVALENT_IDS in node or "same_as" in node or "xref" in node:
             node_id = self._normalize(raw)
             for other in _declared_equivalents(node):
                 self._union(node_id, self._normalize(other))
-        record = self._record_of_raw.get(raw)
-        if record is None:
+        index = self._node_of_raw.get(raw)
+        inserted = False
+        if index is None:
             leader = self._leader(raw)
-            record = self._nodes.get(leader)
-            inserted = record is None
-            if inserted:
-                record = self._insert_node(leader, node, bit)
-            self._record_of_raw[raw] = record
-        else:
-            inserted = False
+            index = self._node_at.get(leader)
+            if index is None:
+                index, inserted = self._insert_node(leader, node), True
+            self._node_of_raw[raw] = index
+        _carry(self._carried_nodes, index, node, number, before=inserted)
+        record = self._nodes[index]
         if not node.items() <= record.items():
             if not inserted:
-                self._merge_input(record, node, _NODE_FIXED)
-            snapshot = _snapshot(node)
+                merge_properties(record, node, _NODE_FIXED)
+                merge_conflicts(record, node)
+            snapshot = node_snapshot(node)
             if snapshot is not None:
                 self._merged_node[raw] = snapshot
-        return record
+        return index
 
-    def _insert_node(self, leader: str, node: Record, bit: int) -> Record:
-        record = node.copy()
-        for field, value in node.items():
-            if type(value) is list or type(value) is dict or field in PMID_FIELDS:
-                record[field] = _owned(field, value)
+    def _insert_node(self, leader: str, node: Record) -> int:
+        record = {field: owned(field, value) for field, value in node.items()}
+        record.pop(PROVENANCE, None)
         record["id"] = leader
         members = self._members.get(leader)
         if members is not None:
             record[EQUIVALENT_IDS] = sorted(members, key=prefix_rank)
-        record[PROVENANCE] = self._new_provenance(node.get(PROVENANCE), bit)
-        self._nodes[leader] = record
-        self._node_seq[leader] = len(self._node_order)
-        self._node_order.append(record)
-        return record
+        index = self._node_at[leader] = len(self._nodes)
+        self._nodes.append(record)
+        return index
 
-    def _new_provenance(self, prior: Any, bit: int) -> Provenance:
-        """Provenance an input already carried (a merged graph added again), then this add's."""
-        if not prior and bit:
-            return bit
-        return _with_prior(prior, (self._result_id_of[-1],))
+    # -- links -----------------------------------------------------------------------------------
+
+    def _read_links(self, links: list[Any]) -> _Links:
+        try:  # a subscript per field: the cheapest read of a link of the usual shape
+            rows = [(link["source"], link["target"], link["label"], link["evidence"])
+                    for link in links]  # fmt: skip
+            complete = True
+        except (KeyError, TypeError):  # a field missing, or not an object (validation says)
+            rows = [_loose_parts(link) for link in links]
+            complete = False
+        sources, targets, labels, evidence = zip(*rows, strict=True) if rows else ((),) * 4
+        unusual, kinds = _unusual_links(links, labels, complete=complete)
+        if self._key_by_source:
+            primary = map(primary_knowledge_source, links)
+            kinds = list(zip(kinds, primary, strict=True))
+        return _Links(sources, targets, labels, kinds, evidence, _is_canonical(evidence), unusual)
 
     def _add_links(
-        self, links: list[Record], local: dict[str, str], bit: int, *, owned: bool
-    ) -> None:
-        # The hot loop of a merge: plain dict and tuple operations, and helper calls only for
-        # what the common case (a new link, or a repeated one with known evidence) does not need.
-        index_get, index = self._links.get, self._links
-        adjacent = self._adjacent
-        by_source = self._key_by_source
-        for link in links:
-            try:  # subscripts, not .get() calls: a link of the usual shape costs less
-                source, target = local[link["source"]], local[link["target"]]
-                label, evidence = link["label"], link["evidence"]
-            except KeyError:
-                source, target, label, evidence = self._link_parts(link, local)
-            if by_source:
-                key: LinkKey = (source, label or "", target, primary_knowledge_source(link))
-            else:
-                key = (source, label or "", target)
-            if not evidence:
-                evidence = ()
-            elif type(evidence) is not list and type(evidence) is not tuple:
-                evidence = (evidence,)
-            # `plain`: only source, target, label and evidence, no other fields to merge
-            plain = len(link) == 4 and label is not None and "evidence" in link
-            kept = index_get(key)
-            if kept is None:
-                if (
-                    len(evidence) == 1
-                    and type(item := evidence[0]) is str
-                    and item[:5] == "PMID:"
-                    and item[5:].isdigit()
-                ):
-                    evidence = (item,)
-                elif evidence:
-                    evidence = _normalized_evidence(evidence)
-                if plain and bit:
-                    # a new dict holding no list, which the garbage collector can stop
-                    # tracking (a copy of the input would stay tracked)
-                    new = {"source": source, "target": target, "label": label,
-                           "evidence": evidence, PROVENANCE: bit}  # fmt: skip
-                else:
-                    new = self._new_link(link, source, target, evidence, bit, owned=owned)
-                index[key] = new
-                if adjacent is not None:
-                    adjacent.setdefault(source, []).append(new)
-                    if target != source:
-                        adjacent.setdefault(target, []).append(new)
-                continue
-            if evidence:
-                current = kept["evidence"]
-                for item in evidence:
-                    if item not in current:
-                        kept["evidence"] = _union_evidence(current, evidence)
-                        break
-            provenance = kept[PROVENANCE]
-            if type(provenance) is int and bit:
-                kept[PROVENANCE] = provenance | bit
-            else:
-                kept[PROVENANCE] = self._touched(provenance)
-            if not plain and len(link) > 2 + ("label" in link) + ("evidence" in link):
-                self._merge_input(kept, link, _LINK_FIXED)
+        self, links: list[Any], read: _Links, local: dict[str, int], number: int
+    ) -> list[int]:
+        """Merge the links; return their indexes."""
+        try:
+            sources = list(map(local.__getitem__, read.sources))
+            targets = list(map(local.__getitem__, read.targets))
+        except KeyError:  # some end is named by a spelling no node of the result used
+            sources = [self._node_index(raw, local) for raw in read.sources]
+            targets = [self._node_index(raw, local) for raw in read.targets]
+        table = self._links
+        indexes, start = table.upsert(sources, targets, read.kinds)
+        table.merge_evidence(indexes, read.evidence, canonical=read.canonical)
+        if read.unusual:
+            first_position = dict(
+                zip(reversed(indexes), reversed(range(len(indexes))), strict=True)
+            )
+            for position in read.unusual:
+                link, index = links[position], indexes[position]
+                created = index >= start and first_position[index] == position
+                table.merge_link(index, link, read.labels[position], created=created)
+                _carry(table.carried, index, link, number, before=created)
+        return indexes
 
-    def _link_parts(self, link: Record, local: dict[str, str]) -> tuple[str, str, Any, Any]:
-        """Source and target leaders, label and evidence of a link without the usual shape."""
-        source = local.get(link["source"]) or self._leader(link["source"])
-        target = local.get(link["target"]) or self._leader(link["target"])
-        return source, target, link.get("label"), link.get("evidence")
-
-    def _new_link(
-        self, link: Record, source: str, target: str, evidence: Any, bit: int, *, owned: bool
-    ) -> Record:
-        new = link if owned else link.copy()
-        new["source"] = source
-        new["target"] = target
-        new["evidence"] = evidence
-        new[PROVENANCE] = self._new_provenance(link.get(PROVENANCE), bit)
-        _own_extras(new)
-        return new
+    def _node_index(self, raw: Any, local: dict[str, int]) -> int:
+        index = local.get(raw)
+        return index if index is not None else self._node_at[self._leader(raw)]
 
 
-def _decoded(mask: int, result_id_of: list[str]) -> tuple[str, ...]:
-    """The result ids of the adds whose bits are set, in add order, each once."""
+def _carry(
+    table: dict[int, list[Carried]], index: int, item: Record, number: int, *, before: bool
+) -> None:
+    """Note the result ids an input node or link carried (a merged graph added again)."""
+    carried = item.get(PROVENANCE)
+    if carried:
+        items = carried if isinstance(carried, list | tuple) else [carried]
+        ids = tuple(dict.fromkeys(item for item in items if isinstance(item, str)))
+        if ids:
+            table.setdefault(index, []).append((number, ids, before))
+
+
+def _node_ids(nodes: list[Any]) -> list[str] | None:
+    """The nodes' ids, or None if some node is not an object with a plain, non-empty string id."""
+    try:
+        raws = list(map(_node_id, nodes))
+        distinct = set(raws)
+    except (KeyError, TypeError):
+        return None
+    if set(map(type, distinct)) - {str} or "" in set(map(str.strip, distinct)):
+        return None
+    return raws
+
+
+def _ends_known(raws: list[str], read: _Links) -> bool:
+    """Every link end names a node of the result exactly as written."""
+    known = set(raws)
+    try:
+        return known.issuperset(read.sources) and known.issuperset(read.targets)
+    except TypeError:
+        return False
+
+
+def _loose_parts(link: Any) -> tuple[Any, Any, Any, Any]:
+    if type(link) is not dict:
+        return (None, None, None, None)
+    return (link.get("source"), link.get("target"), link.get("label", NO_LABEL),
+            link.get("evidence"))  # fmt: skip
+
+
+def _unusual_links(
+    links: list[Any], labels: tuple[Any, ...], *, complete: bool
+) -> tuple[list[int], Any]:
+    """Positions of the links that need the careful path, and the labels as link-key parts."""
+    usual = not set(map(type, labels)) - {str} and "" not in labels
+    kinds = labels if usual else [_label_key(label) for label in labels]
+    if complete and usual:
+        return [position for position, size in enumerate(map(len, links)) if size > 4], kinds
+    unusual = [
+        position
+        for position, (link, label) in enumerate(zip(links, labels, strict=True))
+        if not (type(label) is str and label)
+        or (type(link) is dict and not link.keys() <= _LINK_PARTS)
+    ]
+    return unusual, kinds
+
+
+def _label_key(label: Any) -> Any:
+    if label is NO_LABEL or not label:
+        return ""
+    return hash_key(label)
+
+
+def _is_canonical(evidence: tuple[Any, ...]) -> bool:
+    """Whether every evidence is a list of canonical PMID strings (`PMID:<digits>`), checked
+    with one regular expression over all the items joined."""
+    if set(map(type, evidence)) - {list}:
+        return False
+    items = list(chain.from_iterable(evidence))
+    if not items:
+        return True
+    try:
+        text = "\n".join(items)
+    except TypeError:
+        return False
+    return text.count("\n") == len(items) - 1 and bool(_CANONICAL_PMIDS.fullmatch(text + "\n"))
+
+
+def _roots(size: int, folded: dict[int, int]) -> np.ndarray:
+    """index -> the live index it was folded into (itself if not folded)."""
+    roots = np.arange(size, dtype=np.intp)
+    for index in folded:
+        root = index
+        while (kept := folded.get(root)) is not None:
+            root = kept
+        roots[index] = root
+    return roots
+
+
+def _with_carried(mask: int, entries: list[Carried], result_id_of: list[str]) -> tuple[str, ...]:
+    """Result ids in add order, each add's carried ids before or after its own result id."""
     ids: dict[str, None] = {}
-    while mask:
-        lowest = mask & -mask
-        ids[result_id_of[lowest.bit_length() - 1]] = None
-        mask ^= lowest
+    for number in _bits(mask):
+        added = [entry for entry in entries if entry[0] == number]
+        for _, carried, before in added:
+            if before:
+                ids.update(dict.fromkeys(carried))
+        ids[result_id_of[number]] = None
+        for _, carried, before in added:
+            if not before:
+                ids.update(dict.fromkeys(carried))
     return tuple(ids)
 
 
-class _ResultIds(dict[Any, tuple[str, ...]]):
-    """`ids[provenance]`: a stored provenance's result ids, each mask decoded once (a dict
-    lookup per record when writing out the whole graph)."""
+def _bits(mask: int) -> Iterator[int]:
+    while mask:
+        lowest = mask & -mask
+        yield lowest.bit_length() - 1
+        mask ^= lowest
+
+
+class _ResultIds(dict[int, tuple[str, ...]]):
+    """`ids[mask]`: the result ids of the adds whose bits are set, in add order, each once;
+    each distinct mask is decoded once."""
 
     def __init__(self, result_id_of: list[str]) -> None:
         super().__init__()
         self._result_id_of = result_id_of
 
-    def __missing__(self, provenance: Provenance) -> tuple[str, ...]:
-        if type(provenance) is not int:
-            return provenance
-        ids = self[provenance] = _decoded(provenance, self._result_id_of)
+    def __missing__(self, mask: int) -> tuple[str, ...]:
+        ids = self[mask] = tuple(dict.fromkeys(self._result_id_of[n] for n in _bits(mask)))
         return ids
 
 
@@ -456,8 +467,8 @@ class _ResultIds(dict[Any, tuple[str, ...]]):
 def _collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while merging.
 
-    A merge allocates many small dicts and tuples and creates no reference cycles; left on, the
-    collector would rescan the whole accumulated graph again and again during one large add.
+    A merge allocates many small containers and creates no reference cycles; left on, the
+    collector would scan them again and again during one large add.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -468,11 +479,13 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def primary_knowledge_source(link: Record) -> str | None:
+def primary_knowledge_source(link: Any) -> str | None:
     """Translator's primary knowledge source of a link, from its field or its `sources` list."""
+    if type(link) is not dict:
+        return None
     value = link.get("primary_knowledge_source")
     if value:
-        return value if isinstance(value, str) else _canonical_json(value).decode()
+        return value if isinstance(value, str) else canonical_json(value).decode()
     for source in link.get("sources") or ():
         if isinstance(source, dict) and source.get("resource_role") == "primary_knowledge_source":
             resource = source.get("resource_id")
@@ -489,175 +502,3 @@ def _declared_equivalents(node: Record) -> list[str]:
         if isinstance(value, list):
             found.extend(item for item in value if isinstance(item, str) and item.strip())
     return found
-
-
-# -- values ------------------------------------------------------------------------------------
-
-
-def _is_empty(value: Any) -> bool:
-    return value is None or value == "" or value == [] or value == {} or value == ()
-
-
-def _canonical_json(value: Any) -> bytes:
-    return orjson.dumps(value, option=_SORT_KEYS)
-
-
-def _hash_key(value: Any) -> Any:
-    """A key under which equal JSON values compare equal (dicts and lists by canonical JSON)."""
-    if isinstance(value, dict | list | tuple):
-        return _canonical_json(value)
-    return value
-
-
-def _pmid_item(value: Any) -> Any:
-    return normalize_pmid(value, bare_digits=True) or value
-
-
-def _normalized_evidence(items: Any) -> tuple[Any, ...]:
-    for item in items:
-        if not (type(item) is str and item[:5] == "PMID:" and item[5:].isdigit()):
-            return _union_evidence((), items)
-    return tuple(dict.fromkeys(items))  # all canonical PMIDs already: just drop repeats
-
-
-def _union_evidence(current: tuple[Any, ...], items: Any) -> tuple[Any, ...]:
-    """`current` followed by the items not in it yet; PMIDs as `PMID:<digits>`."""
-    added: dict[str, None] = {}  # the common case: canonical PMIDs only, compared as they are
-    for item in items:
-        if not (type(item) is str and item[:5] == "PMID:" and item[5:].isdigit()):
-            return _union_evidence_slowly(current, items)
-        if item not in current:
-            added[item] = None
-    return (*current, *added) if added else current
-
-
-def _union_evidence_slowly(current: tuple[Any, ...], items: Any) -> tuple[Any, ...]:
-    seen = {item if type(item) is str else _hash_key(item) for item in current}
-    added = []
-    for item in items:
-        if type(item) is str:
-            if not (item[:5] == "PMID:" and item[5:].isdigit()):
-                item = normalize_pmid(item) or item.strip()
-            key = item
-        else:
-            key = _hash_key(item)
-        if key not in seen:
-            seen.add(key)
-            added.append(item)
-    return (*current, *added) if added else current
-
-
-def _union_lists(current: list[Any], incoming: list[Any], field: str) -> list[Any]:
-    normalize = _pmid_item if field in PMID_FIELDS else None
-    result = list(current)
-    seen = {_hash_key(item) for item in current}
-    for item in incoming:
-        if normalize is not None:
-            item = normalize(item)
-        key = _hash_key(item)
-        if key not in seen:
-            seen.add(key)
-            result.append(item)
-    return result
-
-
-def _owned(field: str, value: Any) -> Any:
-    """A value as the accumulator stores it: lists copied (PMID fields normalised), dicts copied."""
-    if type(value) is list or type(value) is tuple:
-        return _union_lists([], value, field) if field in PMID_FIELDS else list(value)
-    if type(value) is dict:
-        return {key: _owned("", item) for key, item in value.items()}
-    if field in PMID_FIELDS:
-        return _pmid_item(value)
-    return value
-
-
-def _own_extras(link: Record) -> None:
-    for field, value in link.items():
-        if field not in _LINK_FIXED:
-            link[field] = _owned(field, value)
-
-
-def _fresh_copy(item: Record, result_ids: _ResultIds) -> Record:
-    fresh = {key: _owned("", value) for key, value in item.items()}
-    fresh[PROVENANCE] = list(result_ids[item[PROVENANCE]])
-    return fresh
-
-
-def _fresh_link(link: Record, result_ids: _ResultIds) -> Record:
-    if len(link) == 4 + ("label" in link):  # source, target, evidence, provenance only
-        return {**link, "evidence": list(link["evidence"]),
-                PROVENANCE: list(result_ids[link[PROVENANCE]])}  # fmt: skip
-    return _fresh_copy(link, result_ids)
-
-
-def _snapshot(node: Record) -> Record | None:
-    """A copy of `node` that later changes to it cannot reach, if its values are JSON scalars
-    or lists of them (else None: not worth a deep copy)."""
-    snapshot = {}
-    for field, value in node.items():
-        if type(value) is list or type(value) is tuple:
-            if not all(type(item) in _SCALARS for item in value):
-                return None
-            value = list(value) if type(value) is list else value
-        elif type(value) not in _SCALARS:
-            return None
-        snapshot[field] = value
-    return snapshot
-
-
-def _with_prior(prior: Any, provenance: tuple[str, ...]) -> tuple[str, ...]:
-    """Provenance an input already carried (a merged graph added again), then this result's."""
-    if not prior:
-        return provenance
-    items = prior if isinstance(prior, list | tuple) else [prior]
-    merged = dict.fromkeys(item for item in items if isinstance(item, str))
-    merged.update(dict.fromkeys(provenance))
-    return tuple(merged)
-
-
-def _merge_properties(record: Record, other: Record, fixed: frozenset) -> None:
-    for field, value in other.items():
-        if field not in fixed and record.get(field) != value:
-            _merge_property(record, field, value)
-
-
-def _merge_conflicts(record: Record, other: Record) -> None:
-    conflicts = other.get(CONFLICTS)
-    if isinstance(conflicts, dict):
-        for field, values in conflicts.items():
-            for value in values if isinstance(values, list) else [values]:
-                _record_conflict(record, field, value)
-
-
-def _merge_property(record: Record, field: str, value: Any) -> None:
-    """First non-empty scalar wins, lists are unioned, a differing scalar goes to `conflicts`."""
-    if field not in record or _is_empty(record[field]):
-        if field not in record or not _is_empty(value):
-            record[field] = _owned(field, value)
-        return
-    current = record[field]
-    if _is_empty(value):
-        return
-    if field in PMID_FIELDS and type(current) is not list and type(value) is not list:
-        value = _pmid_item(value)
-        if current == value:
-            return
-    if type(current) is list or type(value) is list:
-        record[field] = _union_lists(
-            current if type(current) is list else [current],
-            value if type(value) is list else [value],
-            field,
-        )
-    else:
-        _record_conflict(record, field, value)
-
-
-def _record_conflict(record: Record, field: str, value: Any) -> None:
-    conflicts = record.setdefault(CONFLICTS, {})
-    values = conflicts.get(field)
-    if values is None:
-        values = conflicts[field] = [record.get(field)]
-    key = _hash_key(value)
-    if all(_hash_key(seen) != key for seen in values):
-        values.append(value)

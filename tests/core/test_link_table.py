@@ -1,0 +1,69 @@
+"""LinkTable: links as columns, keyed by node indexes and label kind."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphwright.core.link_table import Column, LinkTable, _pair_key, _pair_keys
+
+
+def records(table: LinkTable, names: list[str]) -> list[tuple[str, str, str, list]]:
+    provenance = [()] * len(table)
+    return [
+        (link["source"], link["label"], link["target"], link["evidence"])
+        for link in table.records(range(len(table)), provenance, names, fresh=True)
+    ]
+
+
+def test_upsert_appends_new_links_in_first_seen_order_once_each() -> None:
+    table = LinkTable()
+    indexes, start = table.upsert([0, 1, 0, 0], [1, 2, 1, 2], ["x", "x", "x", "y"])
+    assert (indexes, start) == ([0, 1, 0, 2], 0)
+    indexes, start = table.upsert([0, 2], [2, 0], ["y", "x"])
+    assert (indexes, start) == ([2, 3], 3)
+    assert records(table, ["A", "B", "C"]) == [
+        ("A", "x", "B", []),
+        ("B", "x", "C", []),
+        ("A", "y", "C", []),
+        ("C", "x", "A", []),
+    ]
+
+
+def test_evidence_is_unioned_in_first_seen_order_also_within_one_result() -> None:
+    table = LinkTable()
+    indexes, _ = table.upsert([0, 0], [1, 1], ["x", "x"])
+    table.merge_evidence(indexes, [["PMID:1"], ["PMID:2", "PMID:1"]], canonical=True)
+    indexes, _ = table.upsert([0], [1], ["x"])
+    table.merge_evidence(indexes, [["pmid: 3", "PMID:2"]], canonical=False)
+    assert records(table, ["A", "B"]) == [("A", "x", "B", ["PMID:1", "PMID:2", "PMID:3"])]
+
+
+def test_repointing_a_node_folds_links_that_become_one() -> None:
+    table = LinkTable()
+    indexes, _ = table.upsert([0, 2, 2], [1, 1, 0], ["x", "x", "y"])
+    table.merge_evidence(indexes, [["PMID:1"], ["PMID:2"], []], canonical=True)
+    table.repoint(2, 0)  # node 2 is now node 0
+    assert table.live_count == 2
+    assert table.folded == {1: 0}
+    assert records(table, ["A", "B", "C"]) == [
+        ("A", "x", "B", ["PMID:1", "PMID:2"]),
+        ("A", "y", "A", []),
+    ]
+    assert table.upsert([0], [1], ["x"])[0] == [0]  # the kept link answers to the new key
+
+
+def test_pair_keys_are_one_to_one_and_the_same_in_numpy() -> None:
+    ends = np.array([(s, t) for s in range(300) for t in (0, 1, 2**31 - 1)], dtype=np.int64)
+    keys = _pair_keys(ends[:, 0], ends[:, 1]).tolist()
+    assert keys == [_pair_key(int(s), int(t)) for s, t in ends]
+    assert len(set(keys)) == len(keys)
+    into_one_node = keys[::3]  # a dict slot is chosen by the low bits: these must spread
+    assert len({key % 1024 for key in into_one_node}) > 0.6 * len(into_one_node)
+
+
+def test_a_column_keeps_its_values_as_it_grows() -> None:
+    column = Column(np.int64)
+    for start in range(0, 1000, 7):
+        column.extend(np.arange(start, start + 7))
+    assert column.array.tolist() == list(range(1001))[: len(column)]
+    assert len(column) == 1001
