@@ -103,9 +103,9 @@ class GraphAccumulator:
         data = parse_json(graph) if isinstance(graph, str | bytes) else graph
         nodes, links = graph_lists(data)
         with _collector_paused():
-            raws = _node_ids(nodes)
             read = self._read_links(links)
-            if raws is None or not _ends_known(raws, read):
+            raws = _plain_node_ids(nodes, read)
+            if raws is None:
                 check_graph(data)  # names the problem, or accepts ends that match once normalised
                 raws = [node["id"] for node in nodes]
             number = len(self._result_ids)
@@ -351,25 +351,18 @@ def _carry(
             table.setdefault(index, []).append((number, ids, before))
 
 
-def _node_ids(nodes: list[Any]) -> list[str] | None:
-    """The nodes' ids, or None if some node is not an object with a plain, non-empty string id."""
+def _plain_node_ids(nodes: list[Any], read: _Links) -> list[str] | None:
+    """The nodes' ids, if every node is an object with a plain, non-empty string id and every
+    link end names one of them exactly as written; else None (validation must look closer)."""
     try:
         raws = list(map(_node_id, nodes))
-        distinct = set(raws)
+        known = set(raws)
+        ends_known = known.issuperset(read.sources) and known.issuperset(read.targets)
     except (KeyError, TypeError):
         return None
-    if set(map(type, distinct)) - {str} or "" in set(map(str.strip, distinct)):
+    if not ends_known or set(map(type, known)) - {str} or "" in set(map(str.strip, known)):
         return None
     return raws
-
-
-def _ends_known(raws: list[str], read: _Links) -> bool:
-    """Every link end names a node of the result exactly as written."""
-    known = set(raws)
-    try:
-        return known.issuperset(read.sources) and known.issuperset(read.targets)
-    except TypeError:
-        return False
 
 
 def _loose_parts(link: Any) -> tuple[Any, Any, Any, Any]:
