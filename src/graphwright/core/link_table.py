@@ -119,7 +119,7 @@ class LinkTable:
         self._kind.extend(np.fromiter(kind_of, dtype=np.int64, count=len(positions)))
         self._evidence.extend(np.empty(len(positions), dtype=object))
         if self._adjacent is not None:
-            self._index_adjacent(range(start, len(self)))
+            self._index_adjacent(self._adjacent, range(start, len(self)))
         return list(map(created.get, keys, found)), start
 
     def merge_evidence(
@@ -235,12 +235,12 @@ class LinkTable:
         if self._adjacent is None:
             self._adjacent = {}
             folded = self.folded
-            self._index_adjacent(index for index in range(len(self)) if index not in folded)
+            live = (index for index in range(len(self)) if index not in folded)
+            self._index_adjacent(self._adjacent, live)
         return self._adjacent
 
-    def _index_adjacent(self, indexes: Iterable[int]) -> None:
-        adjacent, source, target = self._adjacent, self._source.array, self._target.array
-        assert adjacent is not None
+    def _index_adjacent(self, adjacent: dict[int, list[int]], indexes: Iterable[int]) -> None:
+        source, target = self._source.array, self._target.array
         for index in indexes:
             ends = int(source[index]), int(target[index])
             adjacent.setdefault(ends[0], []).append(index)
