@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
 from sqlalchemy import bindparam, delete, insert, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import Row
 from sqlalchemy.orm import Session
 
 from graphwright.artifacts.events import ArtifactEvent
@@ -24,28 +24,27 @@ from graphwright.artifacts.models import (
 )
 from graphwright.core.artifacts import Chunk, Part, PartKind
 
-_HEADER_FIELDS = (
-    "context_id",
-    "task_id",
-    "media_type",
-    "name",
-    "description",
-    "metadata",
-    "extensions",
-    "version",
-    "closed",
-    "updated_at",
-)
-
 _chunks = ArtifactChunkRow.__table__
 _versions = ArtifactVersionRow.__table__
 _events = ArtifactEventRow.__table__
 _artifacts = ArtifactRow.__table__
 _contexts = ArtifactContextRow.__table__
 
+
+def _columns(record: type) -> tuple[str, ...]:
+    """A record's fields, which are named as the columns of its table."""
+    return tuple(field.name for field in fields(record))
+
+
+_HEADER_COLUMNS = _columns(Header)
+# What a save may change: everything but the key.
+_HEADER_FIELDS = tuple(name for name in _HEADER_COLUMNS if name != "artifact_id")
+_VERSION_COLUMNS = _columns(VersionRecord)
+
 # Built once: an append runs these on every call, and building a statement costs more than
 # SQLite takes to run it.
-_SELECT_HEADER = select(_artifacts).where(_artifacts.c.artifact_id == bindparam("id"))
+_SELECT_HEADERS = select(*(_artifacts.c[name] for name in _HEADER_COLUMNS))
+_SELECT_HEADER = _SELECT_HEADERS.where(_artifacts.c.artifact_id == bindparam("id"))
 _LOCK_HEADER = _SELECT_HEADER.with_for_update()
 _INSERT_HEADER = insert(_artifacts)
 _UPDATE_HEADER = (
@@ -56,6 +55,7 @@ _UPDATE_HEADER = (
 _INSERT_CHUNK = insert(_chunks)
 _INSERT_VERSION = insert(_versions)
 _INSERT_EVENT = insert(_events)
+_SELECT_VERSIONS = select(*(_versions.c[name] for name in _VERSION_COLUMNS))
 
 
 def _next_sequence_statement(dialect: str) -> Any:
@@ -78,10 +78,10 @@ class SqlRepository:
     def lock(self, artifact_id: str) -> Header | None:
         statement = _LOCK_HEADER if self._for_update else _SELECT_HEADER
         row = self._connection.execute(statement, {"id": artifact_id}).one_or_none()
-        return _header(row) if row is not None else None
+        return Header(*row) if row is not None else None
 
     def insert(self, header: Header) -> None:
-        self._connection.execute(_INSERT_HEADER, _header_values(header))
+        self._connection.execute(_INSERT_HEADER, _values(header, _HEADER_COLUMNS))
 
     def save(self, header: Header) -> None:
         values = {f"new_{field}": getattr(header, field) for field in _HEADER_FIELDS}
@@ -132,32 +132,20 @@ class SqlRepository:
 
     def add_version(self, artifact_id: str, record: VersionRecord) -> None:
         self._connection.execute(
-            _INSERT_VERSION,
-            {
-                "artifact_id": artifact_id,
-                "version": record.version,
-                "sequence": record.sequence,
-                "operation": record.operation,
-                "last_chunk": record.last_chunk,
-                "name": record.name,
-                "description": record.description,
-                "metadata": record.metadata,
-                "extensions": record.extensions,
-                "created_at": record.created_at,
-            },
+            _INSERT_VERSION, {"artifact_id": artifact_id, **_values(record, _VERSION_COLUMNS)}
         )
 
     def version(self, artifact_id: str, version: int) -> VersionRecord | None:
-        query = select(_versions).where(
+        query = _SELECT_VERSIONS.where(
             _versions.c.artifact_id == artifact_id, _versions.c.version == version
         )
         row = self._connection.execute(query).one_or_none()
-        return _version(row) if row is not None else None
+        return VersionRecord(*row) if row is not None else None
 
     def versions(self, artifact_id: str) -> list[VersionRecord]:
-        query = select(_versions).where(_versions.c.artifact_id == artifact_id)
+        query = _SELECT_VERSIONS.where(_versions.c.artifact_id == artifact_id)
         rows = self._connection.execute(query.order_by(_versions.c.version))
-        return [_version(row) for row in rows]
+        return [VersionRecord(*row) for row in rows]
 
     def add_event(self, event: ArtifactEvent) -> None:
         self._connection.execute(
@@ -179,47 +167,17 @@ class SqlRepository:
         return [ArtifactEvent.model_validate(payload) for payload in rows]
 
     def headers(self, context_id: str | None, task_id: str | None) -> list[Header]:
-        query = select(_artifacts)
+        query = _SELECT_HEADERS
         if context_id is not None:
             query = query.where(_artifacts.c.context_id == context_id)
         if task_id is not None:
             query = query.where(_artifacts.c.task_id == task_id)
         order = (_artifacts.c.created_at, _artifacts.c.artifact_id)
-        return [_header(row) for row in self._connection.execute(query.order_by(*order))]
+        return [Header(*row) for row in self._connection.execute(query.order_by(*order))]
 
     def delete(self, artifact_id: str) -> None:
         self._connection.execute(delete(_artifacts).where(_artifacts.c.artifact_id == artifact_id))
 
 
-def _header_values(header: Header) -> dict[str, Any]:
-    return {"artifact_id": header.artifact_id, **{f: getattr(header, f) for f in _HEADER_FIELDS}}
-
-
-def _header(row: Row[Any]) -> Header:
-    return Header(
-        artifact_id=row.artifact_id,
-        context_id=row.context_id,
-        task_id=row.task_id,
-        media_type=row.media_type,
-        name=row.name,
-        description=row.description,
-        metadata=row._mapping["metadata"],
-        extensions=row.extensions,
-        version=row.version,
-        closed=row.closed,
-        updated_at=row.updated_at,
-    )
-
-
-def _version(row: Row[Any]) -> VersionRecord:
-    return VersionRecord(
-        version=row.version,
-        sequence=row.sequence,
-        operation=row.operation,
-        last_chunk=row.last_chunk,
-        name=row.name,
-        description=row.description,
-        metadata=row._mapping["metadata"],
-        extensions=row.extensions,
-        created_at=row.created_at,
-    )
+def _values(record: Header | VersionRecord, columns: Sequence[str]) -> dict[str, Any]:
+    return {name: getattr(record, name) for name in columns}
