@@ -1,4 +1,4 @@
-"""The A2A artifact store: a protocol, an in-memory store and a SQL store with the same rules.
+"""The A2A artifact store: its rules written once, over an in-memory and a SQL repository.
 
 Rules (seed 002, improved):
 - replace (`append=false`): each kind present in the new parts replaces all parts of that kind;
@@ -59,62 +59,8 @@ class ArtifactWrite(A2AModel):
     closed: bool
 
 
-class ArtifactStore(Protocol):
-    """Where artifacts live. Writes raise Conflict (closed artifact, duplicate id) and NotFound."""
-
-    hub: EventHub
-
-    def create(
-        self,
-        artifact: Artifact,
-        *,
-        context_id: str,
-        task_id: str | None = None,
-        last_chunk: bool = False,
-    ) -> ArtifactWrite: ...
-
-    def update(
-        self,
-        artifact: Artifact,
-        *,
-        append: bool,
-        last_chunk: bool = False,
-        context_id: str | None = None,
-        task_id: str | None = None,
-    ) -> ArtifactWrite: ...
-
-    def update_many(
-        self,
-        artifacts: Sequence[Artifact],
-        *,
-        append: bool,
-        context_id: str,
-        task_id: str | None = None,
-    ) -> list[ArtifactWrite]: ...
-
-    def get(
-        self, artifact_id: str, *, version: int | None = None, context_id: str | None = None
-    ) -> StoredArtifact: ...
-
-    def list(
-        self, *, context_id: str | None = None, task_id: str | None = None
-    ) -> list[ArtifactSummary]: ...
-
-    def delete(self, artifact_id: str, *, context_id: str | None = None) -> None: ...
-
-    def versions(
-        self, artifact_id: str, *, context_id: str | None = None
-    ) -> list[ArtifactVersion]: ...
-
-    def events(self, context_id: str, *, after_sequence: int = 0) -> list[ArtifactEvent]: ...
-
-    def subscribe(
-        self, context_id: str, *, after_sequence: int = 0
-    ) -> AsyncIterator[ArtifactEvent]: ...
-
-
 class Repository(Protocol):
-    """The storage primitives one transaction offers; the rules live in `RuleBasedStore`."""
+    """The storage primitives one transaction offers; the rules live in `ArtifactStore`."""
 
     def lock(self, artifact_id: str) -> Header | None: ...
 
@@ -145,8 +91,9 @@ class Repository(Protocol):
     def delete(self, artifact_id: str) -> None: ...
 
 
-class RuleBasedStore(ABC):
-    """The store rules, written once over `Repository` transactions."""
+class ArtifactStore(ABC):
+    """Where artifacts live: the store rules, written once over `Repository` transactions.
+    Writes raise Conflict (closed artifact, duplicate id) and NotFound."""
 
     def __init__(self, hub: EventHub | None = None) -> None:
         self.hub = hub or EventHub()
@@ -547,7 +494,7 @@ class _MemoryRepository:
         self.undo.append(partial(self.artifacts.__setitem__, artifact_id, entry))
 
 
-class InMemoryArtifactStore(RuleBasedStore):
+class InMemoryArtifactStore(ArtifactStore):
     """For tests and a server run without a database. A lock serialises the transactions, and a
     transaction that raises is rolled back, so a refused write changes nothing."""
 
@@ -573,7 +520,7 @@ class InMemoryArtifactStore(RuleBasedStore):
             yield self._repository
 
 
-class SqlArtifactStore(RuleBasedStore):
+class SqlArtifactStore(ArtifactStore):
     """SQLite by default, PostgreSQL by URL. On PostgreSQL the artifact row is locked for the
     write; on SQLite the write transaction holds the database write lock."""
 
