@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 from typing import Any
 
 import mcp_types as types
@@ -14,12 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from graphwright.artifacts.collectors import collect
 from graphwright.core.artifacts import BIBLIOGRAPHY, KNOWLEDGE_GRAPH, MARKDOWN
-
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "artifacts"
-
-
-def fixture(name: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / name).read_text())
+from tests.artifacts.support import fixture
 
 
 def test_pubmed_bibliography_field_becomes_one_artifact_and_text_goes_to_the_model() -> None:

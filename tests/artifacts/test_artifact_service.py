@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 from contextlib import aclosing
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,17 +23,12 @@ from graphwright.artifacts.store import SqlArtifactStore
 from graphwright.core.artifacts import BIBLIOGRAPHY, KNOWLEDGE_GRAPH, ChatArtifact
 from graphwright.db import Database
 from graphwright.errors import Conflict, InvalidInput, NotFound
-
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "artifacts"
+from tests.artifacts.support import fixture
 
 
 @pytest.fixture
 def service(database: Database) -> ArtifactService:
     return ArtifactService(SqlArtifactStore(database))
-
-
-def fixture(name: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / name).read_text())
 
 
 def update(**arguments: Any) -> ArtifactUpdateInput:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import mcp_types as types
@@ -11,12 +10,7 @@ import mcp_types as types
 from graphwright.artifacts.collectors import Collected, collect
 from graphwright.artifacts.turn import TurnArtifacts
 from graphwright.core.artifacts import BIBLIOGRAPHY, KNOWLEDGE_GRAPH, MARKDOWN, ChatArtifact
-
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "artifacts"
-
-
-def fixture(name: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / name).read_text())
+from tests.artifacts.support import fixture
 
 
 def graph_result(graph: dict[str, Any], *, as_string: bool) -> dict[str, Any]:
@@ -206,9 +200,7 @@ def test_carry_over_makes_a_new_version_of_the_same_graph_and_bibliography() -> 
 
 
 def test_a_turn_without_new_graphs_yields_no_new_version() -> None:
-    previous = ChatArtifact.model_validate(
-        json.loads((FIXTURES / "seed003_chat_artifacts.json").read_text())[2]
-    )
+    previous = ChatArtifact.model_validate(fixture("seed003_chat_artifacts.json")[2])
     turn = TurnArtifacts(previous=[previous])
     run_turn([fixture("seed004_add_node.json")], turn)
     assert turn.finalize() == []
