@@ -11,7 +11,7 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import httpx
 
@@ -22,9 +22,11 @@ from graphwright.sources import kg, models, pubmed, reporter, webfetch
 from graphwright.sources.errors import SourceUnavailable
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 MAX_CITATIONS = 100
 MAX_PMIDS = 200
+MAX_NEIGHBORS = 500
 SAMPLE_CORPUS = "graphwright sample corpus (sample data)"
 SAMPLE_GRANTS = "graphwright sample grants (sample data, all synthetic)"
 PUBMED = "PubMed (NCBI E-utilities)"
@@ -51,19 +53,23 @@ class RemoteGate:
 
 async def with_fallback(
     gate: RemoteGate,
-    remote: Callable[[], Awaitable[T]] | None,
-    local: Callable[[], T | Awaitable[T]],
+    remote: Any | None,
+    local: Any,
+    call: Callable[[Any], T | Awaitable[T]],
     notes: list[str],
 ) -> tuple[T, bool]:
-    """(result, came from remote). Without the remote, a note says why and `local` answers."""
+    """(`call(remote)`, True), or else (`call(local)`, False) with a note saying why.
+
+    The remote backend is async; a local (sample data) one may answer directly.
+    """
     if remote is not None and gate.open:
         try:
-            return await remote(), True
+            return await call(remote), True
         except SourceUnavailable as exc:
             gate.close(str(exc))
     if remote is not None:
         notes.append(f"{gate.reason}; answered from the bundled sample data instead.")
-    answer = local()
+    answer = call(local)
     if inspect.isawaitable(answer):
         answer = await answer
     return answer, False
@@ -91,11 +97,11 @@ class LiteratureService:
         if not 1 <= max_results <= MAX_CITATIONS:
             raise InvalidInput(f"maxResults must be between 1 and {MAX_CITATIONS}")
         notes: list[str] = []
-        remote = self.remote
         citations, from_remote = await with_fallback(
             self.gate,
-            remote and (lambda: remote.search(query, max_results)),
-            lambda: self.corpus.search(query, max_results),
+            self.remote,
+            self.corpus,
+            lambda backend: backend.search(query, max_results),
             notes,
         )
         return models.LiteratureResult(
@@ -113,14 +119,10 @@ class LiteratureService:
         samples = [p for p in wanted if pubmed.SampleCorpus.is_sample_id(p)]
         real = [p for p in wanted if p not in samples]
         citations = self.corpus.fetch(samples)
-        remote = self.remote
         source = SAMPLE_CORPUS
         if real:
             found, from_remote = await with_fallback(
-                self.gate,
-                remote and (lambda: remote.fetch(real)),
-                lambda: self.corpus.fetch(real),
-                notes,
+                self.gate, self.remote, self.corpus, lambda backend: backend.fetch(real), notes
             )
             citations = found + citations
             source = PUBMED if from_remote else SAMPLE_CORPUS
@@ -172,12 +174,8 @@ class GrantsService:
 
     async def search(self, query: reporter.GrantQuery) -> models.GrantSearchResult:
         notes: list[str] = []
-        remote = self.remote
         page, from_remote = await with_fallback(
-            self.gate,
-            remote and (lambda: remote.search(query)),
-            lambda: self.samples.search(query),
-            notes,
+            self.gate, self.remote, self.samples, lambda backend: backend.search(query), notes
         )
         return models.GrantSearchResult(
             source=REPORTER if from_remote else SAMPLE_GRANTS,
@@ -202,10 +200,10 @@ class GrantsService:
 
 
 @dataclass(frozen=True)
-class GraphAnswer:
+class GraphAnswer(Generic[R]):
     """A KG answer: the structured result and the seed graph JSON for the artifact."""
 
-    result: Any
+    result: R
     graph: kg.Graph
 
 
@@ -236,11 +234,11 @@ class KnowledgeGraphService:
 
     async def resolve_name(self, name: str, limit: int = 10) -> models.Resolution:
         notes: list[str] = []
-        names = self.names
         matches, from_remote = await with_fallback(
             self.names_gate,
-            names and (lambda: names.resolve(name, limit)),
-            lambda: self.sample.resolve(name, limit),
+            self.names,
+            self.sample,
+            lambda backend: backend.resolve(name, limit),
             notes,
         )
         return models.Resolution(
@@ -275,9 +273,9 @@ class KnowledgeGraphService:
         predicate: str | None = None,
         category: str | None = None,
         limit: int = 50,
-    ) -> GraphAnswer:
-        if not 1 <= limit <= 500:
-            raise InvalidInput("limit must be between 1 and 500")
+    ) -> GraphAnswer[models.NeighborResult]:
+        if not 1 <= limit <= MAX_NEIGHBORS:
+            raise InvalidInput(f"limit must be between 1 and {MAX_NEIGHBORS}")
         entity = await self.entity(curie_or_name)
         label = kg.link_label(predicate) if predicate else None
         wanted_category = kg.category_name(category) if category else None
@@ -306,7 +304,9 @@ class KnowledgeGraphService:
         )
         return GraphAnswer(result=result, graph=graph)
 
-    async def paths(self, source: str, target: str, max_hops: int, limit: int = 10) -> GraphAnswer:
+    async def paths(
+        self, source: str, target: str, max_hops: int, limit: int = 10
+    ) -> GraphAnswer[models.PathResult]:
         if not 1 <= max_hops <= kg.MAX_HOPS:
             raise InvalidInput(f"maxHops must be between 1 and {kg.MAX_HOPS}")
         start = await self.entity(source)
@@ -327,9 +327,6 @@ class KnowledgeGraphService:
     ) -> tuple[kg.Graph, str, list[str]]:
         """(graph, the backend that gave it, notes) from the remote KG, else the sample KG."""
         notes: list[str] = []
-        remote = self.remote
-        graph, from_remote = await with_fallback(
-            self.gate, remote and (lambda: call(remote)), lambda: call(self.sample), notes
-        )
-        label = remote.label if from_remote and remote else self.sample.label
+        graph, from_remote = await with_fallback(self.gate, self.remote, self.sample, call, notes)
+        label = self.remote.label if from_remote and self.remote else self.sample.label
         return graph, label, notes
