@@ -17,9 +17,11 @@ from pydantic import Field
 from graphwright import mcpkit
 from graphwright.settings import Settings, get_settings
 from graphwright.sources import models
+from graphwright.sources.kg import MAX_HOPS
 from graphwright.sources.reporter import MAX_LIMIT, GrantQuery
 from graphwright.sources.service import (
     MAX_CITATIONS,
+    MAX_NEIGHBORS,
     GrantsService,
     KnowledgeGraphService,
     LiteratureService,
@@ -291,7 +293,9 @@ def kg_server(
         category: Annotated[
             str | None, Field(description="Only neighbours of this category: Gene, Disease, Drug.")
         ] = None,
-        limit: Annotated[int, Field(ge=1, le=500, description="At most this many links.")] = 50,
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_NEIGHBORS, description="At most this many links.")
+        ] = 50,
     ) -> Annotated[CallToolResult, models.NeighborResult]:
         """List what an entity is directly linked to (both directions), with evidence PMIDs.
 
@@ -300,7 +304,7 @@ def kg_server(
         answer = await knowledge.neighbors(
             curieOrName, predicate=predicate, category=category, limit=limit
         )
-        result: models.NeighborResult = answer.result
+        result = answer.result
         head = f"# Neighbours of {_entity(result.entity)}\n\nSource: {result.source}."
         if not result.neighbors:
             text = f"{head}\n\nNo links match.{_notes(result.notes)}"
@@ -318,7 +322,7 @@ def kg_server(
         source: Annotated[str, Field(description="Start entity: a CURIE or a name.")],
         target: Annotated[str, Field(description="End entity: a CURIE or a name.")],
         maxHops: Annotated[
-            int, Field(ge=1, le=3, description="Longest path, in links (1 to 3).")
+            int, Field(ge=1, le=MAX_HOPS, description=f"Longest path, in links (1 to {MAX_HOPS}).")
         ] = 2,
     ) -> Annotated[CallToolResult, models.PathResult]:
         """Find the shortest connections between two entities (links followed either way).
@@ -326,7 +330,7 @@ def kg_server(
         Returns each path as a chain of names and a knowledge-graph artifact of the paths.
         """
         answer = await knowledge.paths(source, target, maxHops)
-        result: models.PathResult = answer.result
+        result = answer.result
         head = (
             f"# Paths from {_entity(result.start)} to {_entity(result.end)}\n\n"
             f"Source: {result.source}. At most {result.maxHops} hop(s)."
