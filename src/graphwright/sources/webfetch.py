@@ -25,6 +25,7 @@ from bs4 import Tag
 from markdownify import MarkdownConverter, chomp, strip_pre
 
 from graphwright.errors import GraphwrightError, InvalidInput
+from graphwright.sources.http import ssl_context
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[IPAddress]]]
@@ -135,7 +136,11 @@ class SafeFetcher:
         current = self._parse(url)
         # No environment proxy: the connection goes to the address vetted above, and only there.
         async with httpx.AsyncClient(
-            transport=self.transport, timeout=self.timeout, follow_redirects=False, trust_env=False
+            transport=self.transport,
+            timeout=self.timeout,
+            follow_redirects=False,
+            trust_env=False,
+            verify=ssl_context(trust_env=False),
         ) as client:
             for _ in range(MAX_REDIRECTS + 1):
                 request = await self._pinned_request(client, current)
