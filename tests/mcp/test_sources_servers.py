@@ -7,9 +7,7 @@ served by uvicorn (streamable HTTP with bearer auth). Both use the bundled sampl
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Awaitable, Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -24,8 +22,8 @@ from graphwright.app import create_app
 from graphwright.cli import app as cli
 from graphwright.settings import Settings
 from tests.mcp.support import GRAPHWRIGHT, http_session, serving, text_of
+from tests.sources.support import GrantSite, serve_locally
 
-GRANT_PAGE = (Path(__file__).parents[1] / "fixtures" / "sources" / "grant_page.html").read_bytes()
 SERVERS = ("literature", "grants", "kg")
 TOOLS = {
     "literature": {"searchPubMed", "getArticles"},
@@ -36,25 +34,10 @@ TOOLS = {
 Checker = Callable[[ClientSession, int], Awaitable[None]]
 
 
-class GrantSite(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(GRANT_PAGE)))
-        self.end_headers()
-        self.wfile.write(GRANT_PAGE)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def site_port() -> Iterator[int]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), GrantSite)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_port
-    server.shutdown()
-    server.server_close()
+    with serve_locally(GrantSite) as port:
+        yield port
 
 
 def server_env(home: Path) -> dict[str, str]:

@@ -25,10 +25,10 @@ from graphwright.sources.kg import (
 )
 from graphwright.sources.pubmed import SampleCorpus
 from graphwright.sources.service import NAME_RESOLVER, KnowledgeGraphService
+from tests.sources.support import fixture_bytes
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "sources"
-TRAPI = (FIXTURES / "trapi_response.json").read_bytes()
-NAMERES = (FIXTURES / "nameres_lookup.json").read_bytes()
+TRAPI = fixture_bytes("trapi_response.json")
+NAMERES = fixture_bytes("nameres_lookup.json")
 SAMPLE = SampleKG.bundled()
 KNOWN_PREFIXES = {"NCBIGene", "MONDO", "CHEBI", "DRUGBANK", "GO"}
 

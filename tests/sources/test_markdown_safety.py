@@ -7,7 +7,6 @@ tests hold for a UI that does no sanitising of its own.
 from __future__ import annotations
 
 import html
-from pathlib import Path
 
 import lxml.html
 import pytest
@@ -24,8 +23,8 @@ from graphwright.sources.webfetch import (
     to_markdown_page,
     truncate_at_line,
 )
+from tests.sources.support import GRANT_PAGE
 
-GRANT_PAGE = (Path(__file__).parents[1] / "fixtures" / "sources" / "grant_page.html").read_text()
 RENDERED_TAGS = {
     "div", "p", "a", "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th",
     "td", "code", "pre", "ul", "ol", "li", "blockquote", "em", "strong", "s", "br", "hr",

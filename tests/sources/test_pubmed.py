@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -23,11 +22,11 @@ from graphwright.sources.pubmed import (
     parse_esummary,
 )
 from graphwright.sources.service import PUBMED, SAMPLE_CORPUS, LiteratureService
+from tests.sources.support import fixture_bytes
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "sources"
-ESEARCH = (FIXTURES / "esearch.json").read_bytes()
-EFETCH = (FIXTURES / "efetch.xml").read_bytes()
-ESUMMARY = (FIXTURES / "esummary.json").read_bytes()
+ESEARCH = fixture_bytes("esearch.json")
+EFETCH = fixture_bytes("efetch.xml")
+ESUMMARY = fixture_bytes("esummary.json")
 
 
 def eutils_transport(requests: list[httpx.Request]) -> httpx.MockTransport:
@@ -50,7 +49,7 @@ def test_esearch_ids_in_relevance_order() -> None:
 
 def test_esearch_error_is_reported() -> None:
     with pytest.raises(SourceUnavailable, match="Invalid query"):
-        parse_esearch((FIXTURES / "esearch_error.json").read_bytes())
+        parse_esearch(fixture_bytes("esearch_error.json"))
     with pytest.raises(SourceUnavailable, match="unexpected reply"):
         parse_esearch(b"<html>busy</html>")
 

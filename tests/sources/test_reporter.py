@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import httpx
 import orjson
 import pytest
@@ -19,9 +17,9 @@ from graphwright.sources.reporter import (
     parse_search,
 )
 from graphwright.sources.service import REPORTER, SAMPLE_GRANTS, GrantsService
+from tests.sources.support import fixture_bytes
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "sources"
-SEARCH = (FIXTURES / "reporter_search.json").read_bytes()
+SEARCH = fixture_bytes("reporter_search.json")
 
 
 def test_query_body_follows_the_documented_criteria() -> None:

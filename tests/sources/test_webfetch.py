@@ -5,10 +5,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import httpx
 import pytest
@@ -22,9 +19,7 @@ from graphwright.sources.webfetch import (
     refusal_reason,
     to_markdown_page,
 )
-
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "sources"
-GRANT_PAGE = (FIXTURES / "grant_page.html").read_text()
+from tests.sources.support import GRANT_PAGE, GrantSite, serve_locally
 
 
 def resolver_for(table: dict[str, list[str]]):
@@ -195,7 +190,9 @@ async def test_timeout_is_a_clear_error() -> None:
         await fetcher.fetch("http://slow.example/")
 
 
-class LocalSite(BaseHTTPRequestHandler):
+class LocalSite(GrantSite):
+    """The grant page, and at /start a redirect to this same loopback site; paths are recorded."""
+
     requested: list[str] = []
 
     def do_GET(self) -> None:
@@ -205,26 +202,14 @@ class LocalSite(BaseHTTPRequestHandler):
             self.send_header("Location", f"http://127.0.0.1:{self.server.server_port}/secret")
             self.end_headers()
             return
-        body = GRANT_PAGE.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+        super().do_GET()
 
 
 @pytest.fixture
 def local_site() -> Iterator[int]:
     LocalSite.requested = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), LocalSite)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_port
-    server.shutdown()
-    server.server_close()
+    with serve_locally(LocalSite) as port:
+        yield port
 
 
 async def test_redirect_to_loopback_from_an_allowed_host_is_refused(local_site: int) -> None:
