@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +27,13 @@ hypothesis_settings.load_profile("graphwright")
 
 PG_URL = os.environ.get("GRAPHWRIGHT_TEST_DATABASE_URL")
 BACKENDS = ["sqlite", "postgresql"] if PG_URL else ["sqlite"]
+
+
+def free_port() -> int:
+    """A local port no one listens on, for a live uvicorn server."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 @pytest.fixture(params=BACKENDS)

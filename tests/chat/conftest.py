@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -26,14 +25,9 @@ from fastapi import FastAPI
 from graphwright.app import create_app
 from graphwright.chat.service import ChatService
 from graphwright.settings import Settings
+from tests.conftest import free_port
 
 FLAKY = Path(__file__).parents[1] / "fixtures" / "chat" / "flaky_server.py"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from graphwright.db import Database
 from graphwright.graphmode.events import create_graph_events
 from graphwright.graphmode.service import GraphService
 from graphwright.settings import Settings
+from tests.conftest import free_port
 
 
 @pytest.fixture
@@ -47,12 +47,6 @@ def token(app: FastAPI) -> str:
 @pytest.fixture
 def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
