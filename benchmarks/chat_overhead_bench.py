@@ -29,20 +29,15 @@ from pathlib import Path
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from graphwright.artifacts.service import ArtifactService
-from graphwright.artifacts.store import SqlArtifactStore
-from graphwright.auth.service import AuthService
 from graphwright.chat.config import StdioServer
 from graphwright.chat.mcp_manager import McpManager
 from graphwright.chat.models import ChatRequest
 from graphwright.chat.service import ChatService
 from graphwright.db import Database
-from graphwright.graphmode.events import create_graph_events
-from graphwright.graphmode.service import GraphService
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.chat.fakes import ScriptedChatModel, call, reply  # noqa: E402
+from tests.chat.fakes import ScriptedChatModel, call, chat_service, reply  # noqa: E402
 
 SERVER = ROOT / "tests" / "fixtures" / "chat" / "flaky_server.py"
 SLEEP = 0.005
@@ -71,19 +66,10 @@ async def baseline(calls: int) -> list[float]:
     return overheads
 
 
-def chat_service(home: Path) -> ChatService:
+def bench_service(home: Path) -> ChatService:
     database = Database(f"sqlite:///{home / 'bench.db'}")
     manager = McpManager({"bench": StdioServer(command=sys.executable, args=[str(SERVER)])})
-    return ChatService(
-        db=database,
-        manager=manager,
-        model=None,
-        artifacts=ArtifactService(SqlArtifactStore(database)),
-        graphs=GraphService(database, create_graph_events(database)),
-        auth=AuthService(database),
-        api_base_url="http://127.0.0.1:8000",
-        max_steps=10_000,
-    )
+    return chat_service(database, manager, api_base_url="http://127.0.0.1:8000", max_steps=10_000)
 
 
 async def one_call_turns(service: ChatService, turns: int) -> list[float]:
@@ -118,7 +104,7 @@ async def main(quick: bool) -> None:
     steps = 20 if quick else 200
     base = await baseline(calls)
     with tempfile.TemporaryDirectory() as home:
-        service = chat_service(Path(home))
+        service = bench_service(Path(home))
         await service.manager.tools()  # started once, as in a running app
         await one_call_turns(service, 3)  # warm-up: imports, first queries
         turns = await one_call_turns(service, calls)

@@ -3,6 +3,8 @@
 It subclasses LangChain's own GenericFakeChatModel, accepts `bind_tools` (recording the tools it
 was offered) and keeps tool calls when streamed, which the parent drops. It also records the
 messages each call received, so tests can check what reached the model.
+
+`chat_service` wires a ChatService to one database, as the chat tests and the chat benchmark use it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,16 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk
 from pydantic import Field
 
+from graphwright.artifacts.service import ArtifactService
+from graphwright.artifacts.store import SqlArtifactStore
+from graphwright.auth.service import AuthService
+from graphwright.chat.mcp_manager import McpManager
+from graphwright.chat.service import ChatService
+from graphwright.chat.turn import MAX_STEPS
+from graphwright.db import Database
+from graphwright.graphmode.events import create_graph_events
+from graphwright.graphmode.service import GraphService
+
 _ids = itertools.count(1)
 
 
@@ -29,6 +41,22 @@ def call(tool: str, /, **args: Any) -> dict[str, Any]:
 
 def reply(text: str = "", *calls: dict[str, Any]) -> AIMessage:
     return AIMessage(content=text, tool_calls=list(calls))
+
+
+def chat_service(
+    database: Database, manager: McpManager, *, api_base_url: str, max_steps: int = MAX_STEPS
+) -> ChatService:
+    """A ChatService with no model (set `.model` per test) and its own services on `database`."""
+    return ChatService(
+        db=database,
+        manager=manager,
+        model=None,
+        artifacts=ArtifactService(SqlArtifactStore(database)),
+        graphs=GraphService(database, create_graph_events(database)),
+        auth=AuthService(database),
+        api_base_url=api_base_url,
+        max_steps=max_steps,
+    )
 
 
 class ScriptedChatModel(GenericFakeChatModel):

@@ -15,8 +15,6 @@ import pytest
 import pytest_asyncio
 from sqlalchemy import select
 
-from graphwright.artifacts.service import ArtifactService
-from graphwright.artifacts.store import SqlArtifactStore
 from graphwright.auth.models import AuthToken
 from graphwright.auth.service import AuthService
 from graphwright.chat.config import StdioServer
@@ -26,9 +24,7 @@ from graphwright.chat.service import ChatService
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
 from graphwright.db import Database
 from graphwright.errors import Conflict, Forbidden, NotFound
-from graphwright.graphmode.events import create_graph_events
-from graphwright.graphmode.service import GraphService
-from tests.chat.fakes import ScriptedChatModel, call, reply
+from tests.chat.fakes import ScriptedChatModel, call, chat_service, reply
 
 FLAKY = Path(__file__).parents[1] / "fixtures" / "chat" / "flaky_server.py"
 
@@ -44,15 +40,7 @@ async def manager() -> AsyncIterator[McpManager]:
 
 @pytest.fixture
 def service(database: Database, manager: McpManager) -> ChatService:
-    return ChatService(
-        db=database,
-        manager=manager,
-        model=None,
-        artifacts=ArtifactService(SqlArtifactStore(database)),
-        graphs=GraphService(database, create_graph_events(database)),
-        auth=AuthService(database),
-        api_base_url="http://127.0.0.1:8000/",
-    )
+    return chat_service(database, manager, api_base_url="http://127.0.0.1:8000/")
 
 
 async def turn(service: ChatService, message: str, **fields: Any) -> dict[str, Any]:
