@@ -142,9 +142,11 @@ class ChatService:
 
     async def cancel(self, conversation_id: str) -> bool:
         """Stop the conversation's running turn; False when none is running."""
-        self._conversation(conversation_id)
         handle = self._running.get(conversation_id)
         if handle is None or handle.task is None:
+            # A running turn has stored its conversation; otherwise check it exists (404), off
+            # the event loop.
+            await asyncio.to_thread(self._conversation, conversation_id)
             return False
         if handle.storing:
             await asyncio.gather(handle.task, return_exceptions=True)
