@@ -330,28 +330,35 @@ class GraphService:
             ],
         )
 
-    def preview_removal(self, conversation_id: str, selection: NodeSelection) -> Removal:
+    def _preview_node_removal(
+        self, conversation_id: str, selection: NodeSelection
+    ) -> Written[Removal]:
         with self._db.read() as session:
             repo = GraphRepository(session)
             project = _existing(repo, conversation_id)
             ids = _select_nodes(repo, project.id, selection)
             touching = repo.edges_touching(project.id, ids)
-        return Removal(
+        removal = Removal(
             preview=True,
             node_ids=ids,
             edge_ids=sorted(touching),
             node_count=len(ids),
             edge_count=len(touching),
         )
+        return Written(removal, project.version)
 
-    def preview_edge_removal(self, conversation_id: str, edge_ids: Sequence[str]) -> Removal:
+    def _preview_edge_removal(
+        self, conversation_id: str, edge_ids: Sequence[str]
+    ) -> Written[Removal]:
         with self._db.read() as session:
             repo = GraphRepository(session)
-            found = repo.edges_by_ids(_existing(repo, conversation_id).id, edge_ids)
+            project = _existing(repo, conversation_id)
+            found = repo.edges_by_ids(project.id, edge_ids)
         for edge_id in edge_ids:
             if edge_id not in found:
                 raise NotFound(f"No edge '{edge_id}' in this graph")
-        return Removal(preview=True, edge_ids=sorted(found), edge_count=len(found))
+        removal = Removal(preview=True, edge_ids=sorted(found), edge_count=len(found))
+        return Written(removal, project.version)
 
     # -- single writes -------------------------------------------------------------------------
 
@@ -364,9 +371,7 @@ class GraphService:
         expected_version: int | None = None,
     ) -> Written[Node]:
         def build(change: _Change) -> Node:
-            row = _new_node_row(node, change)
-            change.apply([{"op": "add_node", "node": row_to_json(row)}])
-            return _node(row)
+            return _add_nodes(change, [node])[0]
 
         return self._write(conversation_id, "addNode", actor, expected_version, build)
 
@@ -393,7 +398,7 @@ class GraphService:
         expected_version: int | None = None,
     ) -> Written[Removal]:
         def build(change: _Change) -> Removal:
-            return _removal(change.apply([{"op": "remove_node", "id": node_id(raw_id)}]))
+            return _remove(change, "remove_node", [node_id(raw_id)])
 
         return self._write(conversation_id, "removeNode", actor, expected_version, build)
 
@@ -406,9 +411,7 @@ class GraphService:
         expected_version: int | None = None,
     ) -> Written[Edge]:
         def build(change: _Change) -> Edge:
-            row = _new_edge_row(edge, change)
-            change.apply([{"op": "add_edge", "edge": row_to_json(row)}])
-            return _edge(row)
+            return _add_edges(change, [edge])[0]
 
         return self._write(conversation_id, "addEdge", actor, expected_version, build)
 
@@ -435,7 +438,7 @@ class GraphService:
         expected_version: int | None = None,
     ) -> Written[Removal]:
         def build(change: _Change) -> Removal:
-            return _removal(change.apply([{"op": "remove_edge", "id": edge_id}]))
+            return _remove(change, "remove_edge", [edge_id])
 
         return self._write(conversation_id, "removeEdge", actor, expected_version, build)
 
@@ -450,9 +453,7 @@ class GraphService:
         expected_version: int | None = None,
     ) -> Written[list[Node]]:
         def build(change: _Change) -> list[Node]:
-            rows = [_new_node_row(n, change) for n in nodes]
-            change.apply([{"op": "add_node", "node": row_to_json(r)} for r in rows])
-            return [_node(r) for r in rows]
+            return _add_nodes(change, nodes)
 
         return self._write(conversation_id, "addNodes", actor, expected_version, build)
 
@@ -465,9 +466,7 @@ class GraphService:
         expected_version: int | None = None,
     ) -> Written[list[Edge]]:
         def build(change: _Change) -> list[Edge]:
-            rows = [_new_edge_row(e, change) for e in edges]
-            change.apply([{"op": "add_edge", "edge": row_to_json(r)} for r in rows])
-            return [_edge(r) for r in rows]
+            return _add_edges(change, edges)
 
         return self._write(conversation_id, "addEdges", actor, expected_version, build)
 
@@ -494,13 +493,11 @@ class GraphService:
         expected_version: int | None = None,
     ) -> Written[Removal]:
         if preview:
-            return self._preview(conversation_id, self.preview_removal, selection)
+            return self._preview_node_removal(conversation_id, selection)
 
         def build(change: _Change) -> Removal:
             ids = _select_nodes(change.repo, change.project_id, selection)
-            if not ids:
-                return Removal()
-            return _removal(change.apply([{"op": "remove_node", "id": i} for i in ids]))
+            return _remove(change, "remove_node", ids) if ids else Removal()
 
         return self._write(conversation_id, "removeNodes", actor, expected_version, build)
 
@@ -514,10 +511,10 @@ class GraphService:
         expected_version: int | None = None,
     ) -> Written[Removal]:
         if preview:
-            return self._preview(conversation_id, self.preview_edge_removal, edge_ids)
+            return self._preview_edge_removal(conversation_id, edge_ids)
 
         def build(change: _Change) -> Removal:
-            return _removal(change.apply([{"op": "remove_edge", "id": i} for i in edge_ids]))
+            return _remove(change, "remove_edge", edge_ids)
 
         return self._write(conversation_id, "removeEdges", actor, expected_version, build)
 
@@ -631,9 +628,10 @@ class GraphService:
 
         def build(change: _Change) -> None:
             project = ProjectRow(change.project_id, conversation_id, change.version - 1, None)
-            ((nodes_then, edges_then),) = self._replay(change.repo, project, [version])
-            nodes_now = {r["id"]: r for r in change.repo.all_nodes(change.project_id)}
-            edges_now = {r["id"]: r for r in change.repo.all_edges(change.project_id)}
+            # The replay starts from the current rows: one read of them serves both states.
+            (nodes_now, edges_now), (nodes_then, edges_then) = self._replay(
+                change.repo, project, [project.version, version]
+            )
             change.apply(_revert_ops(nodes_now, edges_now, nodes_then, edges_then, change.now))
             change.summary["revertedTo"] = version
 
@@ -728,12 +726,6 @@ class GraphService:
             written.version,
         )
 
-    def _preview(
-        self, conversation_id: str, preview: Callable[[str, Any], Removal], selection: Any
-    ) -> Written[Removal]:
-        removal = preview(conversation_id, selection)
-        return Written(removal, self.version(conversation_id))
-
     def _replay(
         self, repo: GraphRepository, project: ProjectRow, versions: list[int]
     ) -> list[tuple[dict[str, Row], dict[str, Row]]]:
@@ -783,21 +775,17 @@ class GraphService:
     def _batch_step(self, change: _Change, operation: BatchOperation) -> Any:
         match operation:
             case AddNodeOp(node=node):
-                row = _new_node_row(node, change)
-                change.apply([{"op": "add_node", "node": row_to_json(row)}])
-                return _node(row)
+                return _add_nodes(change, [node])[0]
             case UpdateNodeOp(id=raw_id, patch=patch):
                 return self._update_node(change, node_id(raw_id), patch)
             case RemoveNodeOp(id=raw_id):
-                return _removal(change.apply([{"op": "remove_node", "id": node_id(raw_id)}]))
+                return _remove(change, "remove_node", [node_id(raw_id)])
             case AddEdgeOp(edge=edge):
-                row = _new_edge_row(edge, change)
-                change.apply([{"op": "add_edge", "edge": row_to_json(row)}])
-                return _edge(row)
+                return _add_edges(change, [edge])[0]
             case UpdateEdgeOp(id=edge_id, patch=patch):
                 return self._update_edge(change, edge_id, patch)
             case RemoveEdgeOp(id=edge_id):
-                return _removal(change.apply([{"op": "remove_edge", "id": edge_id}]))
+                return _remove(change, "remove_edge", [edge_id])
         raise InvalidInput(f"Unknown batch operation {operation!r}")
 
     def _import(self, change: _Change, graph: dict[str, Any], result_id: str) -> ImportReport:
@@ -935,6 +923,23 @@ def _summary(changeset: GraphChangeset) -> ChangesetSummary:
         target_version=changeset.target_version,
         dropped_versions=changeset.dropped_versions,
     )
+
+
+def _add_nodes(change: _Change, nodes: Sequence[NodeInput]) -> list[Node]:
+    rows = [_new_node_row(n, change) for n in nodes]
+    change.apply([{"op": "add_node", "node": row_to_json(r)} for r in rows])
+    return [_node(r) for r in rows]
+
+
+def _add_edges(change: _Change, edges: Sequence[EdgeInput]) -> list[Edge]:
+    rows = [_new_edge_row(e, change) for e in edges]
+    change.apply([{"op": "add_edge", "edge": row_to_json(r)} for r in rows])
+    return [_edge(r) for r in rows]
+
+
+def _remove(change: _Change, op: str, ids: Sequence[str]) -> Removal:
+    """Apply one `remove_node` or `remove_edge` op per id; what went, edges of nodes too."""
+    return _removal(change.apply([{"op": op, "id": i} for i in ids]))
 
 
 def _removal(inverse: list[Op]) -> Removal:
