@@ -15,7 +15,7 @@ The inverse of a list of ops is the inverses of its runs of equal ops, last run 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from datetime import datetime
 from itertools import groupby
 from typing import Any
@@ -61,6 +61,37 @@ def _missing_node(node_id: str) -> NotFound:
     return NotFound(f"No node '{node_id}' in this graph")
 
 
+def _missing_edge(edge_id: str) -> NotFound:
+    return NotFound(f"No edge '{edge_id}' in this graph")
+
+
+def _require(found: Container[str], ids: list[str], missing: Callable[[str], NotFound]) -> None:
+    for wanted in ids:
+        if wanted not in found:
+            raise missing(wanted)
+
+
+def _updated(
+    ops: list[Op],
+    found: dict[str, Row],
+    write: Callable[[Row, Row], None],
+    missing: Callable[[str], NotFound],
+) -> list[Op]:
+    """Write each op's `set` over the row in `found` (read once for the whole run); the inverse
+    sets the old values back. `found` follows the writes, for a row updated twice in a run."""
+    inverse: list[Op] = []
+    for op in ops:
+        current = found.get(op["id"])
+        if current is None:
+            raise missing(op["id"])
+        values = row_from_json(op["set"])
+        write(current, values)
+        found[op["id"]] = {**current, **values}
+        old = row_to_json({key: current[key] for key in values})
+        inverse.append({"op": op["op"], "id": op["id"], "set": old})
+    return list(reversed(inverse))
+
+
 def _add_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
     rows = [row_from_json(op["node"]) for op in ops]
     ids = [row["id"] for row in rows]
@@ -79,9 +110,7 @@ def _add_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op
 def _remove_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
     ids = list(dict.fromkeys(op["id"] for op in ops))
     found = repo.nodes_by_ids(project_id, ids)
-    for node_id in ids:
-        if node_id not in found:
-            raise _missing_node(node_id)
+    _require(found, ids, _missing_node)
     touching = repo.edges_touching(project_id, ids)
     repo.delete_nodes(project_id, ids)
     restore = [{"op": "add_node", "node": row_to_json(found[i])} for i in ids]
@@ -89,16 +118,11 @@ def _remove_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list
 
 
 def _update_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
-    inverse: list[Op] = []
-    for op in ops:
-        current = repo.nodes_by_ids(project_id, [op["id"]]).get(op["id"])
-        if current is None:
-            raise _missing_node(op["id"])
-        values = row_from_json(op["set"])
-        repo.update_node(project_id, op["id"], values)
-        old = row_to_json({key: current[key] for key in values})
-        inverse.append({"op": "update_node", "id": op["id"], "set": old})
-    return list(reversed(inverse))
+    def write(current: Row, values: Row) -> None:
+        repo.update_node(project_id, current["id"], values)
+
+    found = repo.nodes_by_ids(project_id, [op["id"] for op in ops])
+    return _updated(ops, found, write, _missing_node)
 
 
 def _check_endpoints(repo: GraphRepository, project_id: int, rows: list[Row]) -> None:
@@ -129,26 +153,19 @@ def _add_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op
 def _remove_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
     ids = list(dict.fromkeys(op["id"] for op in ops))
     found = repo.edges_by_ids(project_id, ids)
-    for edge_id in ids:
-        if edge_id not in found:
-            raise NotFound(f"No edge '{edge_id}' in this graph")
+    _require(found, ids, _missing_edge)
     repo.delete_edges(project_id, ids)
     return [{"op": "add_edge", "edge": row_to_json(found[i])} for i in ids]
 
 
 def _update_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
-    inverse: list[Op] = []
-    for op in ops:
-        current = repo.edges_by_ids(project_id, [op["id"]]).get(op["id"])
-        if current is None:
-            raise NotFound(f"No edge '{op['id']}' in this graph")
-        values = row_from_json(op["set"])
+    def write(current: Row, values: Row) -> None:
         if "source" in values or "target" in values:
             _check_endpoints(repo, project_id, [{**current, **values}])
-        repo.update_edge(project_id, op["id"], values)
-        old = row_to_json({key: current[key] for key in values})
-        inverse.append({"op": "update_edge", "id": op["id"], "set": old})
-    return list(reversed(inverse))
+        repo.update_edge(project_id, current["id"], values)
+
+    found = repo.edges_by_ids(project_id, [op["id"] for op in ops])
+    return _updated(ops, found, write, _missing_edge)
 
 
 def _stash(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
