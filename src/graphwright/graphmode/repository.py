@@ -9,7 +9,7 @@ from operator import itemgetter
 from typing import Any
 
 import orjson
-from sqlalchemy import Select, and_, delete, func, insert, literal, select, update
+from sqlalchemy import Select, Table, and_, delete, func, insert, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, aliased, defer
 
@@ -130,70 +130,64 @@ class GraphRepository:
         return found
 
     def nodes_by_ids(self, project_id: int, ids: Iterable[str]) -> dict[str, Row]:
-        found: dict[str, Row] = {}
-        for chunk in _chunks(list(set(ids))):
-            query = select(*_node_cols()).where(
-                nodes.c.project_id == project_id, nodes.c.id.in_(chunk)
-            )
-            for row in self.session.execute(query):
-                found[row.id] = dict(row._mapping)
-        return found
+        return {r["id"]: r for r in self._rows_in(nodes, project_id, ids, nodes.c.id)}
 
     def insert_nodes(self, project_id: int, rows: list[Row]) -> None:
-        if rows:
-            self.session.execute(insert(nodes), [{**r, "project_id": project_id} for r in rows])
+        self._insert(nodes, project_id, rows)
 
     def update_node(self, project_id: int, node_id: str, values: Row) -> None:
-        self.session.execute(
-            update(nodes)
-            .where(nodes.c.project_id == project_id, nodes.c.id == node_id)
-            .values(values)
-        )
+        self._update(nodes, project_id, node_id, values)
 
     def delete_nodes(self, project_id: int, ids: Sequence[str]) -> None:
-        for chunk in _chunks(ids):
-            self.session.execute(
-                delete(nodes).where(nodes.c.project_id == project_id, nodes.c.id.in_(chunk))
-            )
+        self._delete(nodes, project_id, ids)
 
     # edges
 
     def edges_by_ids(self, project_id: int, ids: Iterable[str]) -> dict[str, Row]:
-        found: dict[str, Row] = {}
-        for chunk in _chunks(list(set(ids))):
-            query = select(*_edge_cols()).where(
-                edges.c.project_id == project_id, edges.c.id.in_(chunk)
-            )
-            for row in self.session.execute(query):
-                found[row.id] = dict(row._mapping)
-        return found
+        return {r["id"]: r for r in self._rows_in(edges, project_id, ids, edges.c.id)}
 
     def edges_touching(self, project_id: int, node_ids: Iterable[str]) -> dict[str, Row]:
-        found: dict[str, Row] = {}
-        for chunk in _chunks(list(set(node_ids))):
-            for column in (edges.c.source, edges.c.target):
-                query = select(*_edge_cols()).where(
-                    edges.c.project_id == project_id, column.in_(chunk)
-                )
-                for row in self.session.execute(query):
-                    found[row.id] = dict(row._mapping)
-        return found
+        touching = self._rows_in(edges, project_id, node_ids, edges.c.source, edges.c.target)
+        return {r["id"]: r for r in touching}
 
     def insert_edges(self, project_id: int, rows: list[Row]) -> None:
-        if rows:
-            self.session.execute(insert(edges), [{**r, "project_id": project_id} for r in rows])
+        self._insert(edges, project_id, rows)
 
     def update_edge(self, project_id: int, edge_id: str, values: Row) -> None:
+        self._update(edges, project_id, edge_id, values)
+
+    def delete_edges(self, project_id: int, ids: Sequence[str]) -> None:
+        self._delete(edges, project_id, ids)
+
+    # the statements behind the node and edge methods above
+
+    def _rows_in(
+        self, table: Table, project_id: int, values: Iterable[str], *matched: Any
+    ) -> Iterator[Row]:
+        """Rows of `table` with a `matched` column holding one of `values`, queried in chunks the
+        drivers accept; a row that matches twice comes twice."""
+        columns = _node_cols() if table is nodes else _edge_cols()
+        for chunk in _chunks(list(set(values))):
+            for column in matched:
+                query = select(*columns).where(table.c.project_id == project_id, column.in_(chunk))
+                for row in self.session.execute(query):
+                    yield dict(row._mapping)
+
+    def _insert(self, table: Table, project_id: int, rows: list[Row]) -> None:
+        if rows:
+            self.session.execute(insert(table), [{**r, "project_id": project_id} for r in rows])
+
+    def _update(self, table: Table, project_id: int, row_id: str, values: Row) -> None:
         self.session.execute(
-            update(edges)
-            .where(edges.c.project_id == project_id, edges.c.id == edge_id)
+            update(table)
+            .where(table.c.project_id == project_id, table.c.id == row_id)
             .values(values)
         )
 
-    def delete_edges(self, project_id: int, ids: Sequence[str]) -> None:
+    def _delete(self, table: Table, project_id: int, ids: Sequence[str]) -> None:
         for chunk in _chunks(ids):
             self.session.execute(
-                delete(edges).where(edges.c.project_id == project_id, edges.c.id.in_(chunk))
+                delete(table).where(table.c.project_id == project_id, table.c.id.in_(chunk))
             )
 
     # bulk loading (imports): straight to the driver, without per-row SQLAlchemy processing
@@ -367,13 +361,7 @@ class GraphRepository:
         return [dict(r._mapping) for r in self.session.execute(query)]
 
     def edges_from_sources(self, project_id: int, sources: Iterable[str]) -> list[Row]:
-        found: list[Row] = []
-        for chunk in _chunks(list(set(sources))):
-            query = select(*_edge_cols()).where(
-                edges.c.project_id == project_id, edges.c.source.in_(chunk)
-            )
-            found.extend(dict(r._mapping) for r in self.session.execute(query))
-        return found
+        return list(self._rows_in(edges, project_id, sources, edges.c.source))
 
     def node_ids_by_type(
         self, project_id: int, types: Sequence[str] | None, exclude: Sequence[str] | None
