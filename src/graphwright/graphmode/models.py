@@ -115,26 +115,27 @@ class GraphChangeset(Base):
     dropped_versions: Mapped[list[Any] | None]
 
 
-class GraphNodeStash(_NodeFields, Base):
+class _StashKey:
+    """The key of a stashed row: its project, the version that stashed it and its id.
+
+    Listed first among the bases, so these columns (and the primary key) come first.
+    """
+
+    project_id: Mapped[int] = mapped_column(
+        ForeignKey("graph_projects.id", ondelete="CASCADE"), primary_key=True
+    )
+    stash_version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id: Mapped[str] = mapped_column(String(500), primary_key=True)
+
+
+class GraphNodeStash(_StashKey, _NodeFields, Base):
     """Nodes of an undone import, kept for its redo and for time travel."""
 
     __tablename__ = "graph_node_stash"
 
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("graph_projects.id", ondelete="CASCADE"), primary_key=True
-    )
-    stash_version: Mapped[int] = mapped_column(Integer, primary_key=True)
-    id: Mapped[str] = mapped_column(String(500), primary_key=True)
 
-
-class GraphEdgeStash(_EdgeFields, Base):
+class GraphEdgeStash(_StashKey, _EdgeFields, Base):
     __tablename__ = "graph_edge_stash"
-
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("graph_projects.id", ondelete="CASCADE"), primary_key=True
-    )
-    stash_version: Mapped[int] = mapped_column(Integer, primary_key=True)
-    id: Mapped[str] = mapped_column(String(500), primary_key=True)
 
 
 projects: Table = GraphProject.__table__  # type: ignore[assignment]
