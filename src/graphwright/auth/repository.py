@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import ColumnElement, delete, select, update
 from sqlalchemy.orm import Session
 
 from graphwright.auth.models import AuthToken
@@ -23,12 +23,7 @@ class TokenRepository:
         return self.session.scalar(select(AuthToken).where(AuthToken.token_hash == token_hash))
 
     def revoke(self, token_id: int, when: datetime) -> bool:
-        result = self.session.execute(
-            update(AuthToken)
-            .where(AuthToken.id == token_id, AuthToken.revoked_at.is_(None))
-            .values(revoked_at=when)
-        )
-        return bool(result.rowcount)  # type: ignore[attr-defined]
+        return self._revoke(AuthToken.id == token_id, when)
 
     def delete_expired(self, now: datetime) -> int:
         result = self.session.execute(
@@ -37,9 +32,11 @@ class TokenRepository:
         return int(result.rowcount)  # type: ignore[attr-defined]
 
     def revoke_by_hash(self, token_hash: str, when: datetime) -> bool:
+        return self._revoke(AuthToken.token_hash == token_hash, when)
+
+    def _revoke(self, which: ColumnElement[bool], when: datetime) -> bool:
+        """Revoke the token `which` picks unless it already is; whether one was."""
         result = self.session.execute(
-            update(AuthToken)
-            .where(AuthToken.token_hash == token_hash, AuthToken.revoked_at.is_(None))
-            .values(revoked_at=when)
+            update(AuthToken).where(which, AuthToken.revoked_at.is_(None)).values(revoked_at=when)
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]
