@@ -295,14 +295,17 @@ def _removal(removal: Removal, version: int) -> RemovalResult:
     )
 
 
-def _removal_text(removal: Removal, version: int) -> str:
+def _removal_result(removal: Removal, version: int) -> CallToolResult:
+    """The answer of a bulk removal (or its preview): what went, listed and counted."""
     listed = ", ".join(removal.node_ids[:20]) + (" ..." if removal.node_count > 20 else "")
     nodes = f"{removal.node_count} node{_s(removal.node_count)}"
     edges = f"{removal.edge_count} edge{_s(removal.edge_count)}"
     what = f"{nodes} ({listed}) and {edges}" if removal.node_count else edges
     if removal.preview:
-        return f"Preview: this would remove {what}. Nothing was changed (version {version})."
-    return f"Removed {what} (version {version})."
+        text = f"Preview: this would remove {what}. Nothing was changed (version {version})."
+    else:
+        text = f"Removed {what} (version {version})."
+    return mcpkit.tool_result(text, structured=_removal(removal, version))
 
 
 def _many(items: Sequence[Node | Edge], version: int) -> ManyResult:
@@ -314,8 +317,12 @@ def _many(items: Sequence[Node | Edge], version: int) -> ManyResult:
     )
 
 
-def _change_text(verb: str, change: ChangesetSummary, version: int) -> str:
-    return f"{verb} version {change.target_version}; the graph is now at version {version}."
+def _change_result(verb: str, change: ChangesetSummary, version: int) -> CallToolResult:
+    """The answer of undo or redo: which version it stepped over, and the new one."""
+    return mcpkit.tool_result(
+        f"{verb} version {change.target_version}; the graph is now at version {version}.",
+        structured=ChangeResult(change=change, version=version),
+    )
 
 
 async def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -694,9 +701,7 @@ def graph_server(
         removal, version = await backend().remove_nodes(
             _build(NodeSelection, ids=nodeIds), preview=preview
         )
-        return mcpkit.tool_result(
-            _removal_text(removal, version), structured=_removal(removal, version)
-        )
+        return _removal_result(removal, version)
 
     @mcpkit.tool(server, name="bulkRemoveEdges", annotations=DESTRUCTIVE)
     async def bulk_remove_edges(
@@ -705,9 +710,7 @@ def graph_server(
     ) -> Annotated[CallToolResult, RemovalResult]:
         """Remove many edges at once, as one version (or preview it)."""
         removal, version = await backend().remove_edges(edgeIds, preview=preview)
-        return mcpkit.tool_result(
-            _removal_text(removal, version), structured=_removal(removal, version)
-        )
+        return _removal_result(removal, version)
 
     @mcpkit.tool(server, name="removeNodesByDegree", annotations=DESTRUCTIVE)
     async def remove_nodes_by_degree(
@@ -730,9 +733,7 @@ def graph_server(
             NodeSelection, min_degree=minDegree, max_degree=maxDegree, degree=degree, type=type
         )
         removal, version = await backend().remove_nodes(selection, preview=preview)
-        return mcpkit.tool_result(
-            _removal_text(removal, version), structured=_removal(removal, version)
-        )
+        return _removal_result(removal, version)
 
     @mcpkit.tool(server, name="removeNodesByType", annotations=DESTRUCTIVE)
     async def remove_nodes_by_type(
@@ -750,9 +751,7 @@ def graph_server(
             raise InvalidInput("Give types to remove, or excludeTypes to keep")
         selection = _build(NodeSelection, types=types, exclude_types=excludeTypes)
         removal, version = await backend().remove_nodes(selection, preview=preview)
-        return mcpkit.tool_result(
-            _removal_text(removal, version), structured=_removal(removal, version)
-        )
+        return _removal_result(removal, version)
 
     @mcpkit.tool(server, name="mergeNodes", annotations=DESTRUCTIVE)
     async def merge_nodes(
@@ -776,19 +775,13 @@ def graph_server(
     async def undo() -> Annotated[CallToolResult, ChangeResult]:
         """Undo the latest change still in effect (itself recorded as a new version)."""
         change, version = await backend().undo()
-        return mcpkit.tool_result(
-            _change_text("Undid", change, version),
-            structured=ChangeResult(change=change, version=version),
-        )
+        return _change_result("Undid", change, version)
 
     @mcpkit.tool(server, name="redo", annotations=DESTRUCTIVE)
     async def redo() -> Annotated[CallToolResult, ChangeResult]:
         """Redo the change undone last (only right after undo; a new edit drops the redo)."""
         change, version = await backend().redo()
-        return mcpkit.tool_result(
-            _change_text("Redid", change, version),
-            structured=ChangeResult(change=change, version=version),
-        )
+        return _change_result("Redid", change, version)
 
     @mcpkit.tool(server, name="getHistory", annotations=READ)
     async def get_history(
