@@ -26,14 +26,8 @@ from pydantic import BaseModel, TypeAdapter
 
 from graphwright.auth.models import Principal
 from graphwright.db import Database
-from graphwright.errors import (
-    Conflict,
-    Forbidden,
-    GraphwrightError,
-    InvalidInput,
-    NotFound,
-    Unauthorized,
-)
+from graphwright.envelope import ERROR_STATUS
+from graphwright.errors import Conflict, Forbidden, GraphwrightError, InvalidInput, NotFound
 from graphwright.graphmode.events import create_graph_events
 from graphwright.graphmode.schemas import (
     BatchOperation,
@@ -139,20 +133,17 @@ class EmbeddedGraphBackend:
             return None
 
     async def rows(self) -> GraphRows:
-        try:
-            state = await self._run(self.service.state)
-        except NotFound:
-            return GraphRows([], [], 0)
-        return _state_rows(state)
+        return await self._state()
 
     async def window(
         self, offset: int, limit: int, node_types: Sequence[str] | None = None
     ) -> GraphRows:
+        return await self._state(node_types=node_types, offset=offset, limit=limit)
+
+    async def _state(self, **page: Any) -> GraphRows:
         try:
-            state = await self._run(
-                self.service.state, node_types=node_types, offset=offset, limit=limit
-            )
-        except NotFound:
+            state = await self._run(self.service.state, **page)
+        except NotFound:  # the only NotFound of `state`: no graph yet
             return GraphRows([], [], 0)
         return _state_rows(state)
 
@@ -238,14 +229,12 @@ def _state_rows(state: GraphState) -> GraphRows:
 
 # --- REST ------------------------------------------------------------------------------------
 
+# The API's own error statuses read back as the errors it sent them for; the statuses FastAPI
+# and the server answer by themselves (bad body, body too large) are invalid input.
 _ERRORS: dict[int, type[GraphwrightError]] = {
     400: InvalidInput,
-    401: Unauthorized,
-    403: Forbidden,
-    404: NotFound,
-    409: Conflict,
     413: InvalidInput,
-    422: InvalidInput,
+    **{status: kind for kind, (status, _code) in ERROR_STATUS.items()},
 }
 
 
@@ -270,19 +259,26 @@ class RestGraphBackend:
         if isinstance(body, BaseModel):
             body = body.model_dump(mode="json", by_alias=True, exclude_none=True)
         content = orjson.dumps(body) if body is not None else None
-        headers = self._auth | ({"Content-Type": "application/json"} if content else {})
+        headers = {"Content-Type": "application/json"} if content else {}
+        response = await self._send(method, path, content=content, params=params, headers=headers)
+        envelope = _envelope(response)
+        if response.is_success and envelope.get("success", True):
+            return envelope.get("data"), envelope.get("version")
+        raise _error(response.status_code, envelope)
+
+    async def _send(
+        self, method: str, path: str, *, headers: Mapping[str, str] | None = None, **request: Any
+    ) -> httpx.Response:
+        """The API's response to one request with the bearer token; transport failures (no
+        server, timeout) become a GraphwrightError naming the address."""
         try:
-            response = await self.client.request(
-                method, self._prefix + path, content=content, params=params, headers=headers
+            return await self.client.request(
+                method, self._prefix + path, headers=self._auth | dict(headers or {}), **request
             )
         except httpx.HTTPError as exc:
             raise GraphwrightError(
                 f"Cannot reach the graph API at {self.client.base_url}: {exc or type(exc).__name__}"
             ) from None
-        envelope = _envelope(response)
-        if response.is_success and envelope.get("success", True):
-            return envelope.get("data"), envelope.get("version")
-        raise _error(response.status_code, envelope)
 
     async def _read(self, model: Any, path: str, **params: Any) -> Any:
         data, _ = await self._call("GET", path, params=params or None)
@@ -324,12 +320,9 @@ class RestGraphBackend:
             params["nodeTypes"] = list(node_types)
         try:
             data, _ = await self._call("GET", "/state", params=params)
-        except NotFound:
+        except NotFound:  # the only 404 of /state: no graph yet
             return GraphRows([], [], 0)
-        metadata = data["metadata"]
-        return GraphRows(
-            data["nodes"], data["edges"], metadata["version"], bool(metadata.get("hasMore"))
-        )
+        return _json_state_rows(data)
 
     async def neighborhood(self, node_id: str, depth: int, limit: int) -> GraphRows:
         data, _ = await self._call(
@@ -337,18 +330,14 @@ class RestGraphBackend:
             f"/neighbors/{quote(node_id, safe=':')}",
             params={"depth": depth, "limit": limit},
         )
-        return GraphRows(data["nodes"], data["edges"], data["metadata"]["version"])
+        return _json_state_rows(data)
 
     async def history(self, offset: int, limit: int) -> HistoryPage:
         return await self._read(HistoryPage, "/history", offset=offset, limit=limit)
 
     async def export(self) -> str:
-        try:
-            response = await self.client.get(
-                self._prefix + "/export", params={"format": "json"}, headers=self._auth
-            )
-        except httpx.HTTPError as exc:
-            raise GraphwrightError(f"Cannot reach the graph API: {exc}") from None
+        # The export is the graph document itself, not an envelope.
+        response = await self._send("GET", "/export", params={"format": "json"})
         if not response.is_success:
             raise _error(response.status_code, _envelope(response))
         return response.text
@@ -403,6 +392,14 @@ class RestGraphBackend:
 
     async def revert(self, version: int) -> Written[ChangesetSummary]:
         return await self._write(ChangesetSummary, "POST", f"/versions/{version}/revert")
+
+
+def _json_state_rows(state: Mapping[str, Any]) -> GraphRows:
+    """GraphRows of a GraphState as the API sends it (camelCase JSON)."""
+    metadata = state["metadata"]
+    return GraphRows(
+        state["nodes"], state["edges"], metadata["version"], bool(metadata.get("hasMore"))
+    )
 
 
 def _dump(models: Sequence[BaseModel]) -> list[dict[str, Any]]:
