@@ -31,7 +31,6 @@ from graphwright.graphmode.schemas import (
     MergeNodesRequest,
     NodeInput,
     NodePatch,
-    NodeSelection,
 )
 from graphwright.graphmode.service import GraphService
 
@@ -151,10 +150,9 @@ def remove_nodes(
     caller: Caller,
     expected: Expected,
 ) -> Response:
-    selection = NodeSelection.model_validate(body.model_dump(exclude={"preview"}))
     removal, version = service.remove_nodes(
         conversation_id,
-        selection,
+        body,  # a BulkNodeRemoval is the NodeSelection itself, plus `preview`
         actor=caller.actor,
         preview=body.preview,
         expected_version=expected,
@@ -323,12 +321,10 @@ async def import_graph(
         body = ImportRequest.model_validate(raw)
     except ValidationError as exc:
         raise RequestValidationError(exc.errors(include_url=False)) from None
-    source = body.graph if body.graph is not None else body.content
-    assert source is not None  # ImportRequest guarantees one of them
     report, version = await run_in_threadpool(
         service.import_graph,
         conversation_id,
-        source,
+        body.source,
         fmt=body.format,
         actor=caller.actor,
         expected_version=expected,

@@ -291,6 +291,14 @@ class ImportRequest(ApiModel):
             raise ValueError("Give exactly one of `graph` (JSON object) or `content` (text)")
         return self
 
+    @property
+    def source(self) -> dict[str, Any] | str:
+        """The graph to import: `graph` or `content`, whichever was given."""
+        if self.graph is not None:
+            return self.graph
+        assert self.content is not None  # `_one_source` guarantees one of them
+        return self.content
+
 
 class MergeNodesRequest(ApiModel):
     keep: str
