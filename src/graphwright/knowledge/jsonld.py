@@ -1,0 +1,151 @@
+"""JSON-LD in, knowledge assets out: expansion with pyld, one asset per subject, as a DKG node does.
+
+Contexts resolve only from the copies shipped in `contexts/` (schema.org, Biolink): a remote
+`@context` URL fails at once with an error that names it, instead of hanging without a network.
+Blank nodes get `uuid:` IRIs, as dkg.py gives them before publishing, so that every triple of an
+asset can be found again by its subject.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import orjson
+import pyoxigraph as ox
+from pyld import jsonld
+
+from graphwright.errors import InvalidInput
+
+Triple = tuple[ox.NamedNode, ox.NamedNode, ox.NamedNode | ox.Literal]
+
+_CONTEXT_FILES = {
+    "schema.org.jsonld": (
+        "http://schema.org",
+        "https://schema.org",
+        "http://schema.org/",
+        "https://schema.org/",
+        "https://schema.org/docs/jsonldcontext.json",
+        "http://schema.org/docs/jsonldcontext.json",
+    ),
+    "biolink.jsonld": (
+        "https://w3id.org/biolink/biolink-model/context.jsonld",
+        "https://biolink.github.io/biolink-model/context.jsonld",
+        "https://raw.githubusercontent.com/biolink/biolink-model/master/context.jsonld",
+    ),
+}
+KNOWN_CONTEXTS: dict[str, str] = {
+    url: filename for filename, urls in _CONTEXT_FILES.items() for url in urls
+}
+
+
+@dataclass(frozen=True)
+class AssetDraft:
+    """One knowledge asset before publishing: a subject and its triples."""
+
+    subject: str
+    public: list[Triple]
+    private: list[Triple]
+
+    @property
+    def triple_count(self) -> int:
+        return len(self.public) + len(self.private)
+
+
+@cache
+def _context_document(filename: str) -> dict[str, Any]:
+    text = resources.files("graphwright.knowledge.contexts").joinpath(filename).read_bytes()
+    return orjson.loads(text)
+
+
+def _load_document(url: str, _options: dict[str, Any] | None = None) -> dict[str, Any]:
+    filename = KNOWN_CONTEXTS.get(url.rstrip("#"))
+    if filename is None:
+        raise InvalidInput(
+            f"The JSON-LD context '{url}' cannot be loaded: graphwright resolves only the "
+            f"contexts it ships ({', '.join(sorted(_CONTEXT_FILES))}); inline the context "
+            "as an object instead of a URL"
+        )
+    return {"contextUrl": None, "documentUrl": url, "document": _context_document(filename)}
+
+
+def split_content(content: Any) -> tuple[Any, Any]:
+    """The public and private parts of a publish: one object, a list, or dkg.py's
+    `{"public": ..., "private": ...}`."""
+    if isinstance(content, dict) and content.keys() and content.keys() <= {"public", "private"}:
+        return content.get("public"), content.get("private")
+    return content, None
+
+
+def to_triples(document: Any, *, part: str = "public") -> list[Triple]:
+    """The triples of a JSON-LD document; InvalidInput names what is wrong."""
+    if document is None:
+        return []
+    if not isinstance(document, dict | list):
+        raise InvalidInput(f"The {part} content must be a JSON-LD object or a list of objects")
+    try:
+        nquads = jsonld.to_rdf(
+            document, {"format": "application/n-quads", "documentLoader": _load_document}
+        )
+    except jsonld.JsonLdError as exc:
+        raise InvalidInput(f"The {part} JSON-LD does not expand: {_cause(exc)}") from None
+    quads = list(ox.parse(nquads.encode(), ox.RdfFormat.N_QUADS))
+    if any(not isinstance(quad.graph_name, ox.DefaultGraph) for quad in quads):
+        raise InvalidInput(
+            f"The {part} JSON-LD names a graph (@graph with an @id): a knowledge asset is "
+            "published into its own named graph, so give the triples without one"
+        )
+    return _skolemize(quad.triple for quad in quads)
+
+
+def _cause(exc: BaseException) -> str:
+    """The innermost message of pyld's chained errors: the one that says what is wrong."""
+    while True:
+        details = getattr(exc, "details", None) or {}
+        inner = getattr(exc, "cause", None) or details.get("cause") or exc.__cause__
+        if isinstance(inner, InvalidInput):
+            return str(inner)
+        if inner is None:
+            message = getattr(exc, "message", None) or str(exc)
+            return str(message).splitlines()[0]
+        exc = inner
+
+
+def _skolemize(triples: Any) -> list[Triple]:
+    names: dict[str, ox.NamedNode] = {}
+
+    def named(term: Any) -> Any:
+        if isinstance(term, ox.BlankNode):
+            return names.setdefault(term.value, ox.NamedNode(f"uuid:{uuid.uuid4()}"))
+        return term
+
+    return [(named(t.subject), t.predicate, named(t.object)) for t in triples]
+
+
+def draft_assets(content: Any) -> list[AssetDraft]:
+    """The knowledge assets of a publish, one per subject, sorted by subject as a DKG node
+    sorts them. Refuses content that yields no public triple."""
+    public_doc, private_doc = split_content(content)
+    public = to_triples(public_doc, part="public")
+    private = to_triples(private_doc, part="private")
+    if not public:
+        raise InvalidInput(
+            "The JSON-LD yields no triple: give each object an @context (or full IRIs as "
+            "keys) and at least one property besides @id"
+        )
+    by_subject: dict[str, tuple[list[Triple], list[Triple]]] = {}
+    for triples, slot in ((public, 0), (private, 1)):
+        for triple in _unique(triples):
+            by_subject.setdefault(triple[0].value, ([], []))[slot].append(triple)
+    return [
+        AssetDraft(subject, pub, priv)
+        for subject, (pub, priv) in sorted(by_subject.items())
+        if pub or priv
+    ]
+
+
+def _unique(triples: list[Triple]) -> list[Triple]:
+    return list(dict.fromkeys(triples))
