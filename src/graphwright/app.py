@@ -27,6 +27,10 @@ from graphwright.graphmode.client import BackendResolver
 from graphwright.graphmode.events import create_graph_events
 from graphwright.graphmode.service import GraphService
 from graphwright.graphmode.tools import graph_server
+from graphwright.knowledge import api as knowledge_api
+from graphwright.knowledge.backends import open_backend
+from graphwright.knowledge.service import KnowledgeService
+from graphwright.knowledge.tools import knowledge_server
 from graphwright.settings import Settings, get_settings
 
 HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
@@ -38,11 +42,14 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
     events = create_graph_events(db)
     graph_service = GraphService(db, events)
     graph_backends = BackendResolver(settings, graph_service)
+    knowledge = KnowledgeService.from_settings(db, open_backend(settings), settings)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         events.start()
+        await knowledge.ensure_started(sample_data=settings.kb_sample_data)
         yield
+        await knowledge.aclose()
         await graph_backends.aclose()
         events.close()
         if database is None:
@@ -60,6 +67,7 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
     app.state.graph_events = events
     app.state.graph_service = graph_service
     app.state.artifact_service = ArtifactService(SqlArtifactStore(db))
+    app.state.knowledge_service = knowledge
 
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     _install_error_handlers(app)
@@ -70,6 +78,7 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
 
     app.include_router(graph_api.router)
     app.include_router(chat_api.router)
+    app.include_router(knowledge_api.router)
     mcp_registry.mount_all(
         app,
         verify_token=app.state.auth_service.authenticate,
@@ -78,6 +87,7 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
         servers={
             "graph": graph_server(graph_backends),
             "artifacts": artifacts_server(app.state.artifact_service, settings=settings),
+            "knowledge": knowledge_server(knowledge, settings=settings),
         },
     )
     return app

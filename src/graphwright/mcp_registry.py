@@ -23,6 +23,7 @@ SERVERS: dict[str, str] = {
     "kg": "graphwright.sources.tools:kg_server",
     "graph": "graphwright.graphmode.tools:graph_server",
     "artifacts": "graphwright.artifacts.tools:artifacts_server",
+    "knowledge": "graphwright.knowledge.tools:knowledge_server",
 }
 
 

@@ -45,11 +45,41 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("GRAPHWRIGHT_NCBI_API_KEY", "NCBI_API_KEY")
     )
 
+    sparql_url: str | None = Field(
+        default=None, description="A SPARQL 1.1 query endpoint to use as the knowledge base."
+    )
+    sparql_update_url: str | None = Field(
+        default=None, description="Its SPARQL Update endpoint; without it the base is read-only."
+    )
+    dkg_node_url: str | None = Field(
+        default=None, description="A DKG v8 node (e.g. http://localhost:8900) as knowledge base."
+    )
+    dkg_blockchain: str = Field(default="hardhat1:31337", description="The DKG node's chain.")
+    dkg_node_token: SecretStr | None = Field(default=None, description="The node's API token.")
+    private_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("GRAPHWRIGHT_PRIVATE_KEY", "PRIVATE_KEY"),
+        description="Wallet key that publishing to a DKG node signs with.",
+    )
+    kb_query_timeout_seconds: float = Field(
+        default=10.0, gt=0, le=600, description="Time limit of one SPARQL query from tools."
+    )
+    kb_row_limit: int = Field(
+        default=1000, ge=1, le=100_000, description="Rows one SPARQL answer holds at most."
+    )
+    kb_sample_data: bool = Field(
+        default=True, description="Load the bundled sample assets into an empty embedded store."
+    )
+
     @property
     def resolved_database_url(self) -> str:
         if self.database_url:
             return self.database_url
         return f"sqlite:///{(self.home / 'graphwright.db').resolve()}"
+
+    @property
+    def knowledge_path(self) -> Path:
+        return self.home / "kb"
 
     @property
     def resolved_mcp_config(self) -> Path:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from graphwright.cli import demo, graph, mcp, serve, token
+from graphwright.cli import demo, graph, kb, mcp, serve, token
 
 app = typer.Typer(
     name="graphwright",
@@ -16,4 +16,5 @@ app.add_typer(graph.app, name="graph")
 app.command("demo")(demo.demo)
 app.command("serve")(serve.serve)
 app.add_typer(token.app, name="token")
+app.add_typer(kb.app, name="kb")
 app.command("mcp")(mcp.mcp)

@@ -61,7 +61,7 @@ def _context_document(filename: str) -> dict[str, Any]:
     return orjson.loads(text)
 
 
-def _load_document(url: str, _options: dict[str, Any] | None = None) -> dict[str, Any]:
+def load_document(url: str, _options: dict[str, Any] | None = None) -> dict[str, Any]:
     filename = KNOWN_CONTEXTS.get(url.rstrip("#"))
     if filename is None:
         raise InvalidInput(
@@ -88,7 +88,7 @@ def to_triples(document: Any, *, part: str = "public") -> list[Triple]:
         raise InvalidInput(f"The {part} content must be a JSON-LD object or a list of objects")
     try:
         nquads = jsonld.to_rdf(
-            document, {"format": "application/n-quads", "documentLoader": _load_document}
+            document, {"format": "application/n-quads", "documentLoader": load_document}
         )
     except jsonld.JsonLdError as exc:
         raise InvalidInput(f"The {part} JSON-LD does not expand: {_cause(exc)}") from None

@@ -106,6 +106,14 @@ def published_query(ual: Ual, tx: str) -> str:
     return f"ASK {{ GRAPH <{v.METADATA_GRAPH}> {{ {_iri(ual)} <{v.PUBLISH_TX}> {_lit(tx)} }} }}"
 
 
+def request_query(request_id: str) -> str:
+    """The collection a publication request produced, if any."""
+    return (
+        f"SELECT ?kc WHERE {{ GRAPH <{v.METADATA_GRAPH}> "
+        f"{{ ?kc <{v.PUBLICATION_REQUEST}> {_lit(request_id)} }} }}"
+    )
+
+
 LAST_NUMBER = (
     f"SELECT (MAX(?n) AS ?last) WHERE {{ GRAPH <{v.METADATA_GRAPH}> "
     f"{{ ?kc <{v.COLLECTION_NUMBER}> ?n }} }}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from graphwright.errors import Conflict
 from graphwright.knowledge.jsonld import AssetDraft
 from graphwright.knowledge.schemas import (
     AssetContent,
@@ -19,6 +20,15 @@ from graphwright.knowledge.schemas import (
     QueryAnswer,
 )
 from graphwright.knowledge.ual import Ual
+from graphwright.settings import Settings
+
+
+class NumberTaken(Conflict):
+    """The collection number was taken in the store by another writer; `last` is the highest."""
+
+    def __init__(self, number: int, last: int) -> None:
+        super().__init__(f"Knowledge collection number {number} is already taken")
+        self.last = last
 
 
 class KnowledgeBackend(Protocol):
@@ -32,12 +42,19 @@ class KnowledgeBackend(Protocol):
         self,
         drafts: Sequence[AssetDraft],
         *,
+        number: int,
         approved_by: str | None,
         request_id: str | None,
         revision_of: Ual | None = None,
         synthetic: bool = False,
     ) -> PublishedCollection:
-        """Publish one knowledge collection, all of it or nothing."""
+        """Publish one knowledge collection, all of it or nothing, as collection `number`
+        where the backend numbers collections itself (a DKG node takes the chain's). Raises
+        `NumberTaken` when another writer holds that number."""
+        ...
+
+    async def last_number(self) -> int:
+        """The highest collection number in the store (0 when the backend does not number)."""
         ...
 
     async def get(self, ual: Ual) -> AssetContent:
@@ -59,3 +76,18 @@ class KnowledgeBackend(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+def open_backend(settings: Settings) -> KnowledgeBackend:
+    """The backend the settings name: a DKG node, a SPARQL server, else the embedded store."""
+    from graphwright.knowledge.backends.sparql_kb import SparqlKnowledgeBase
+    from graphwright.knowledge.backends.stores import EmbeddedStore, RemoteSparqlStore
+
+    if settings.dkg_node_url:
+        from graphwright.knowledge.backends.dkg_node import DkgNodeKnowledgeBase
+
+        return DkgNodeKnowledgeBase.from_settings(settings)
+    if settings.sparql_url:
+        store = RemoteSparqlStore(settings.sparql_url, settings.sparql_update_url)
+        return SparqlKnowledgeBase(store, kind="sparql")
+    return SparqlKnowledgeBase(EmbeddedStore(settings.knowledge_path), kind="embedded")

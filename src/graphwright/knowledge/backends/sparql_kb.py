@@ -3,16 +3,14 @@ and read with SPARQL, so that DKG queries and clients port over unchanged."""
 
 from __future__ import annotations
 
-import hashlib
+import secrets
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
-
-import anyio
 
 from graphwright.errors import NotFound
 from graphwright.knowledge import layout
 from graphwright.knowledge import vocab as v
+from graphwright.knowledge.backends import NumberTaken
 from graphwright.knowledge.backends.stores import TripleStore
 from graphwright.knowledge.jsonld import AssetDraft
 from graphwright.knowledge.schemas import (
@@ -30,7 +28,8 @@ INTERNAL_TIMEOUT = 60.0
 
 
 class SparqlKnowledgeBase:
-    """Publishes collections with consecutive numbers; reads assets, metadata and queries."""
+    """Publishes collections under the numbers the service allocates; reads assets, metadata
+    and queries."""
 
     def __init__(
         self,
@@ -46,8 +45,6 @@ class SparqlKnowledgeBase:
         self.chain = chain
         self.contract = contract.lower()
         self.publisher_address = publisher_address
-        self._numbering = anyio.Lock()
-        self._last_number: int | None = None
 
     @property
     def description(self) -> str:
@@ -57,6 +54,7 @@ class SparqlKnowledgeBase:
         self,
         drafts: Sequence[AssetDraft],
         *,
+        number: int,
         approved_by: str | None,
         request_id: str | None,
         revision_of: Ual | None = None,
@@ -64,18 +62,10 @@ class SparqlKnowledgeBase:
     ) -> PublishedCollection:
         if revision_of is not None:
             await self.metadata(revision_of)  # NotFound for a UAL that was never published
-        async with self._numbering:
-            number = await self._next_number()
-            while True:
-                record = self._record(number, drafts, approved_by, request_id, revision_of)
-                record = replace(record, synthetic=synthetic)
-                await self.store.update(layout.publish_update(record, drafts))
-                if await self._ask(layout.published_query(record.ual, record.tx)):
-                    break
-                # Another server sharing this store took the number first: take the next one.
-                self._last_number = None
-                number = await self._next_number()
-            self._last_number = number
+        record = self._record(number, approved_by, request_id, revision_of, synthetic)
+        await self.store.update(layout.publish_update(record, drafts))
+        if not await self._ask(layout.published_query(record.ual, record.tx)):
+            raise NumberTaken(number, await self.last_number())
         assets = [str(record.ual.asset(n)) for n in range(1, len(drafts) + 1)]
         return PublishedCollection(
             ual=str(record.ual),
@@ -88,35 +78,30 @@ class SparqlKnowledgeBase:
     def _record(
         self,
         number: int,
-        drafts: Sequence[AssetDraft],
         approved_by: str | None,
         request_id: str | None,
         revision_of: Ual | None,
+        synthetic: bool,
     ) -> layout.CollectionRecord:
         ual = Ual(self.chain, self.contract, number)
-        digest = hashlib.sha256(str(ual).encode())
-        for draft in drafts:
-            for triple in draft.public:
-                digest.update(" ".join(map(str, triple)).encode())
         return layout.CollectionRecord(
             ual=ual,
             publisher_address=self.publisher_address,
             block=number,
-            # No chain here: the "transaction" is the content's digest, unique per collection.
-            tx="0x" + digest.hexdigest(),
+            # No chain here: the "transaction" is a random 32-byte id, unique per publish, which
+            # tells a publisher after its conditional insert whether the number became its own.
+            tx="0x" + secrets.token_hex(32),
             time=datetime.now(UTC).replace(microsecond=0),
             approved_by=approved_by,
             request_id=request_id,
             revision_of=revision_of,
-            synthetic=False,
+            synthetic=synthetic,
         )
 
-    async def _next_number(self) -> int:
-        if self._last_number is None:
-            answer = await self._select(layout.LAST_NUMBER)
-            last = answer.rows[0].get("last") if answer.rows else None
-            self._last_number = int(last["value"]) if last else 0
-        return self._last_number + 1
+    async def last_number(self) -> int:
+        answer = await self._select(layout.LAST_NUMBER)
+        last = answer.rows[0].get("last") if answer.rows else None
+        return int(last["value"]) if last else 0
 
     async def get(self, ual: Ual) -> AssetContent:
         metadata = await self.metadata(ual)

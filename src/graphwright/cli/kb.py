@@ -1,0 +1,209 @@
+"""`graphwright kb ...`: publish, read, query and export the knowledge base from a shell.
+
+The person at the terminal acts directly: `kb publish` files a request and approves it as them.
+The embedded store is opened by one process at a time, so these commands run while
+`graphwright serve` is stopped, or against a SPARQL server or DKG node given by URL.
+"""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+import anyio
+import orjson
+import typer
+from rich.table import Table
+
+from graphwright.cli.common import bad_input_exits, console, fail
+from graphwright.db import Database
+from graphwright.knowledge.backends import open_backend
+from graphwright.knowledge.schemas import PublicationRequestView, QueryAnswer
+from graphwright.knowledge.service import KnowledgeService
+from graphwright.settings import get_settings
+
+app = typer.Typer(help="Publish, read and query knowledge assets (DKG-compatible).")
+T = TypeVar("T")
+
+
+@asynccontextmanager
+async def _knowledge() -> AsyncIterator[KnowledgeService]:
+    settings = get_settings()
+    db = Database(settings.resolved_database_url)
+    service = KnowledgeService.from_settings(db, open_backend(settings), settings)
+    try:
+        await service.ensure_started(sample_data=settings.kb_sample_data)
+        yield service
+    finally:
+        await service.aclose()
+        db.dispose()
+
+
+def _run(label: str, work: Callable[[KnowledgeService], Awaitable[T]]) -> T:
+    async def main() -> T:
+        async with _knowledge() as service:
+            return await work(service)
+
+    with bad_input_exits(label):
+        return anyio.run(main)
+
+
+def _actor() -> str:
+    return f"cli:{getpass.getuser()}"
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return orjson.loads(path.read_bytes())
+    except OSError as exc:
+        raise fail(f"{path}: cannot read it ({exc.strerror})") from None
+    except orjson.JSONDecodeError as exc:
+        raise fail(f"{path}: not JSON ({exc})") from None
+
+
+@app.command("publish")
+def publish(
+    file: Annotated[
+        Path, typer.Argument(help="A JSON-LD file: an object, a list, or public/private.")
+    ],
+    title: Annotated[str | None, typer.Option(help="A title for the request.")] = None,
+    revision_of: Annotated[
+        str | None, typer.Option("--revision-of", help="The UAL this corrects.")
+    ] = None,
+) -> None:
+    """Publish a JSON-LD file as one knowledge collection; prints its UAL."""
+    content = _read_json(file)
+    published = _run(
+        str(file),
+        lambda service: service.publish_now(
+            content, actor=_actor(), title=title, revision_of=revision_of, source="cli"
+        ),
+    )
+    console.print(f"Published '{published.title}' as", highlight=False)
+    print(published.ual)
+
+
+@app.command("get")
+def get(
+    ual: Annotated[str, typer.Argument(help="A collection or asset UAL.")],
+    format: Annotated[Literal["jsonld", "nquads"], typer.Option(help="Output syntax.")] = "jsonld",
+) -> None:
+    """Print a collection or asset as JSON-LD or N-Quads."""
+    if format == "nquads":
+        content = _run(ual, lambda service: service.get_asset(ual))
+        print("\n".join(content.public))
+        return
+    document = _run(ual, lambda service: service.get_jsonld(ual))
+    print(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+
+
+@app.command("metadata")
+def metadata(ual: Annotated[str, typer.Argument(help="A collection or asset UAL.")]) -> None:
+    """Print who published an asset, when, in which transaction, and its later states."""
+    found = _run(ual, lambda service: service.metadata(ual))
+    print(
+        orjson.dumps(
+            found.model_dump(mode="json", by_alias=True), option=orjson.OPT_INDENT_2
+        ).decode()
+    )
+
+
+@app.command("query")
+def query(
+    sparql: Annotated[str, typer.Argument(help="A SPARQL query, or a file that holds one.")],
+    limit: Annotated[int | None, typer.Option(min=1, help="Rows at most.")] = None,
+    json: Annotated[
+        bool, typer.Option("--json", help="SPARQL JSON results instead of a table.")
+    ] = False,
+) -> None:
+    """Run a read-only SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE)."""
+    path = Path(sparql)
+    text = path.read_text() if len(sparql) < 4096 and path.is_file() else sparql
+    answer = _run("query", lambda service: service.query(text, limit=limit))
+    _print_answer(answer, as_json=json)
+
+
+def _print_answer(answer: QueryAnswer, *, as_json: bool) -> None:
+    if answer.form == "graph":
+        print(answer.triples or "")
+    elif as_json or answer.form == "ask":
+        print(orjson.dumps(answer.sparql_json(), option=orjson.OPT_INDENT_2).decode())
+    else:
+        table = Table(*answer.variables)
+        for row in answer.rows:
+            table.add_row(*(row[name]["value"] if name in row else "" for name in answer.variables))
+        console.print(table)
+    if answer.truncated:
+        console.print(f"(cut at {answer.row_limit} rows)", style="yellow")
+
+
+@app.command("requests")
+def requests(
+    status: Annotated[
+        str | None, typer.Option(help="pending, published, rejected or failed.")
+    ] = "pending",
+) -> None:
+    """List publication requests (pending ones by default)."""
+
+    async def listed(service: KnowledgeService) -> tuple[list[PublicationRequestView], int]:
+        return service.list_requests(status=status or None, limit=500)
+
+    found, total = _run("requests", listed)
+    table = Table("status", "title", "requested by", "created", "UAL")
+    table.add_column("id", no_wrap=True, min_width=36)
+    for request in found:
+        table.add_row(
+            request.status,
+            request.title,
+            request.requested_by,
+            request.created_at.strftime("%Y-%m-%d %H:%M"),
+            request.ual or "",
+            request.id,
+        )
+    console.print(table)
+    console.print(f"{total} request(s)", highlight=False)
+
+
+@app.command("approve")
+def approve(
+    request_id: Annotated[str, typer.Argument(help="The request's id (see `kb requests`).")],
+    edited: Annotated[
+        Path | None, typer.Option("--edited", help="Publish this JSON-LD file instead.")
+    ] = None,
+) -> None:
+    """Approve a publication request: publish it, recording you as the approver."""
+    content = _read_json(edited) if edited else None
+    published = _run(
+        request_id,
+        lambda service: service.approve(request_id, approver=_actor(), content=content),
+    )
+    console.print(f"Published '{published.title}' as", highlight=False)
+    print(published.ual)
+
+
+@app.command("reject")
+def reject(
+    request_id: Annotated[str, typer.Argument(help="The request's id.")],
+    reason: Annotated[str, typer.Option(help="Why; recorded with the request.")],
+) -> None:
+    """Reject a publication request; nothing is published."""
+
+    async def rejected(service: KnowledgeService) -> PublicationRequestView:
+        return service.reject(request_id, by=_actor(), reason=reason)
+
+    _run(request_id, rejected)
+    console.print(f"Rejected {request_id}.", highlight=False)
+
+
+@app.command("export")
+def export(
+    output: Annotated[Path, typer.Option("-o", "--output", help="The file to write.")],
+    format: Annotated[Literal["nquads", "trig"], typer.Option(help="N-Quads or TriG.")] = "nquads",
+) -> None:
+    """Write every quad of the knowledge base (public graphs and metadata) to a file."""
+    data = _run("export", lambda service: service.export(format))
+    output.write_bytes(data)
+    console.print(f"Wrote {len(data):,} bytes to {output}", highlight=False)

@@ -1,0 +1,46 @@
+"""The knowledge room's table: publication requests, which a person approves or rejects.
+
+Nothing reaches the knowledge base without one. A request also keeps the private triples of
+what it published: they never enter the triple store, so no SPARQL query can return them.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Boolean, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from graphwright.db import Base, JSONType, UtcDateTime
+
+
+class RequestStatus(enum.StrEnum):
+    PENDING = "pending"
+    PUBLISHING = "publishing"  # approved; the knowledge base is being written
+    PUBLISHED = "published"
+    REJECTED = "rejected"
+    FAILED = "failed"  # the knowledge base refused or failed; it can be approved again
+
+
+class PublicationRequest(Base):
+    __tablename__ = "knowledge_requests"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    status: Mapped[str] = mapped_column(String(20), index=True)
+    title: Mapped[str] = mapped_column(String(500))
+    content: Mapped[Any] = mapped_column(JSONType, nullable=False)
+    revision_of: Mapped[str | None] = mapped_column(String(300))
+    source: Mapped[str | None] = mapped_column(String(200))
+    conversation_id: Mapped[str | None] = mapped_column(String(200), index=True)
+    requested_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
+    decided_by: Mapped[str | None] = mapped_column(String(200))
+    decided_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    reason: Mapped[str | None] = mapped_column(Text)
+    ual: Mapped[str | None] = mapped_column(String(300), index=True)
+    # Allocated here, in one SQL transaction, so that servers sharing a store never collide.
+    collection_number: Mapped[int | None] = mapped_column(Integer, unique=True)
+    private_triples: Mapped[dict[str, Any] | None]
+    synthetic: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -1,0 +1,430 @@
+"""Knowledge-base rules: nothing is published without an approved publication request; reads and
+read-only SPARQL go to whichever backend the settings chose.
+
+A publish is a small saga over two stores: the request is marked `publishing` (one SQL
+transaction), the collection is written (one triple-store transaction), and the request is marked
+`published`. `recover()` finishes, at start-up, any request a crash left in between: the
+collection carries its request id, so either it is there and the request is marked published, or
+it is not and the request waits for approval again.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from importlib import resources
+from typing import Any, TypeVar
+
+import anyio
+import orjson
+import pyoxigraph as ox
+from pyld import jsonld
+from sqlalchemy.exc import IntegrityError
+
+from graphwright.core.formats.rdf import write_jsonld
+from graphwright.db import Database
+from graphwright.errors import Conflict, GraphwrightError, InvalidInput, NotFound
+from graphwright.knowledge import layout
+from graphwright.knowledge.backends import KnowledgeBackend, NumberTaken
+from graphwright.knowledge.jsonld import AssetDraft, draft_assets, load_document
+from graphwright.knowledge.models import PublicationRequest, RequestStatus
+from graphwright.knowledge.repository import RequestRepository
+from graphwright.knowledge.schemas import (
+    AssetContent,
+    AssetMetadata,
+    CollectionSummary,
+    PublicationRequestView,
+    PublishedCollection,
+    QueryAnswer,
+)
+from graphwright.knowledge.ual import Ual
+from graphwright.settings import Settings
+
+T = TypeVar("T")
+NUMBER_ATTEMPTS = 5
+DECIDED = (RequestStatus.PUBLISHED, RequestStatus.REJECTED, RequestStatus.PUBLISHING)
+JSONLD_CONTEXT = "https://schema.org/"
+SAMPLE_DATA_ACTOR = "graphwright sample data"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _view(row: PublicationRequest) -> PublicationRequestView:
+    return PublicationRequestView.model_validate(row, from_attributes=True)
+
+
+class KnowledgeService:
+    def __init__(
+        self,
+        db: Database,
+        backend: KnowledgeBackend,
+        *,
+        row_limit: int = 1000,
+        timeout: float = 10.0,
+    ) -> None:
+        self._db = db
+        self.backend = backend
+        self.row_limit = row_limit
+        self.timeout = timeout
+        self._started = False
+        self._starting = anyio.Lock()
+
+    @classmethod
+    def from_settings(
+        cls, db: Database, backend: KnowledgeBackend, settings: Settings
+    ) -> KnowledgeService:
+        return cls(
+            db,
+            backend,
+            row_limit=settings.kb_row_limit,
+            timeout=settings.kb_query_timeout_seconds,
+        )
+
+    async def ensure_started(self, *, sample_data: bool) -> None:
+        """Once per process: settle interrupted publishes, and give an empty embedded store its
+        sample assets."""
+        async with self._starting:
+            if self._started:
+                return
+            await self.recover()
+            if sample_data and self.backend.kind == "embedded":
+                await self.load_sample_data()
+            self._started = True
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+
+    # -- publication requests ------------------------------------------------------------------
+
+    def request_publication(
+        self,
+        content: Any,
+        *,
+        requested_by: str,
+        title: str | None = None,
+        revision_of: str | None = None,
+        source: str | None = None,
+        conversation_id: str | None = None,
+        synthetic: bool = False,
+    ) -> PublicationRequestView:
+        """File a request; the content is checked now, so a person only sees what can publish."""
+        drafts = draft_assets(content)
+        if revision_of is not None:
+            revision_of = str(Ual.parse(revision_of))
+        row = PublicationRequest(
+            id=str(uuid.uuid4()),
+            status=RequestStatus.PENDING,
+            title=(title or _default_title(drafts))[:500],
+            content=content,
+            revision_of=revision_of,
+            source=source,
+            conversation_id=conversation_id,
+            requested_by=requested_by,
+            created_at=_now(),
+            synthetic=synthetic,
+        )
+        with self._db.write() as session:
+            RequestRepository(session).add(row)
+        return _view(row)
+
+    def list_requests(
+        self,
+        *,
+        status: str | None = None,
+        conversation_id: str | None = None,
+        offset: int = 0,
+        limit: int = 50,
+    ) -> tuple[list[PublicationRequestView], int]:
+        with self._db.read() as session:
+            rows, total = RequestRepository(session).page(
+                status=status, conversation_id=conversation_id, offset=offset, limit=limit
+            )
+            return [_view(row) for row in rows], total
+
+    def get_request(self, request_id: str) -> PublicationRequestView:
+        with self._db.read() as session:
+            return _view(self._row(RequestRepository(session), request_id))
+
+    async def approve(
+        self, request_id: str, *, approver: str, content: Any | None = None
+    ) -> PublicationRequestView:
+        """Publish what the request holds, or the person's edited `content`, and record who
+        approved it. A request already decided is refused."""
+        drafts, revision_of, synthetic = await self._sync(
+            self._start_publishing, request_id, approver, content
+        )
+        try:
+            published = await self._publish(drafts, request_id, approver, revision_of, synthetic)
+        except GraphwrightError as exc:
+            await self._sync(self._mark_failed, request_id, str(exc))
+            raise
+        except Exception as exc:
+            await self._sync(self._mark_failed, request_id, f"{type(exc).__name__}: {exc}")
+            raise
+        private = {
+            ual: [" ".join(map(str, t)) + " ." for t in draft.private]
+            for ual, draft in zip(published.knowledge_assets, drafts, strict=True)
+            if draft.private
+        }
+        return await self._sync(self._mark_published, request_id, published.ual, private)
+
+    async def _publish(
+        self,
+        drafts: list[AssetDraft],
+        request_id: str,
+        approver: str,
+        revision_of: Ual | None,
+        synthetic: bool,
+    ) -> PublishedCollection:
+        floor = 0
+        for _ in range(NUMBER_ATTEMPTS):
+            number = await self._sync(self._allocate_number, request_id, floor)
+            try:
+                return await self.backend.publish(
+                    drafts,
+                    number=number,
+                    approved_by=approver,
+                    request_id=request_id,
+                    revision_of=revision_of,
+                    synthetic=synthetic,
+                )
+            except NumberTaken as taken:
+                # The store holds collections this database never numbered: go past them.
+                floor = taken.last
+        raise Conflict(f"No free collection number after {NUMBER_ATTEMPTS} tries; try again")
+
+    def _allocate_number(self, request_id: str, floor: int) -> int:
+        """The next collection number, held by this request; unique across servers that share
+        the database (a concurrent taker makes this transaction fail, and it tries again)."""
+        for _ in range(NUMBER_ATTEMPTS):
+            try:
+                with self._db.write() as session:
+                    requests = RequestRepository(session)
+                    number = max(requests.highest_collection_number(), floor) + 1
+                    self._row(requests, request_id).collection_number = number
+                return number
+            except IntegrityError:
+                continue
+        raise Conflict("Could not allocate a collection number; try again")
+
+    def reject(self, request_id: str, *, by: str, reason: str) -> PublicationRequestView:
+        if not reason.strip():
+            raise InvalidInput("A rejection needs a reason")
+        with self._db.write() as session:
+            row = self._undecided(RequestRepository(session), request_id)
+            row.status = RequestStatus.REJECTED
+            row.decided_by, row.decided_at, row.reason = by, _now(), reason.strip()
+            return _view(row)
+
+    async def publish_now(
+        self,
+        content: Any,
+        *,
+        actor: str,
+        title: str | None = None,
+        revision_of: str | None = None,
+        synthetic: bool = False,
+        source: str | None = None,
+    ) -> PublicationRequestView:
+        """For a person acting directly (the CLI, sample data): request and approve at once."""
+        request = self.request_publication(
+            content,
+            requested_by=actor,
+            title=title,
+            revision_of=revision_of,
+            source=source,
+            synthetic=synthetic,
+        )
+        return await self.approve(request.id, approver=actor)
+
+    async def recover(self) -> int:
+        """Settle requests a crash left `publishing`; how many there were."""
+        with self._db.read() as session:
+            stuck = [row.id for row in RequestRepository(session).with_status("publishing")]
+        for request_id in stuck:
+            answer = await self.backend.query(
+                layout.request_query(request_id), limit=1, timeout=self.timeout
+            )
+            ual = answer.rows[0]["kc"]["value"] if answer.rows else None
+            await self._sync(self._settle, request_id, ual)
+        return len(stuck)
+
+    def _start_publishing(
+        self, request_id: str, approver: str, content: Any | None
+    ) -> tuple[list[AssetDraft], Ual | None, bool]:
+        with self._db.write() as session:
+            row = self._undecided(RequestRepository(session), request_id)
+            if content is not None:
+                row.content = content
+            drafts = draft_assets(row.content)
+            row.status = RequestStatus.PUBLISHING
+            row.decided_by, row.decided_at, row.reason = approver, _now(), None
+            revision_of = Ual.parse(row.revision_of) if row.revision_of else None
+            return drafts, revision_of, row.synthetic
+
+    def _mark_failed(self, request_id: str, reason: str) -> None:
+        with self._db.write() as session:
+            row = self._row(RequestRepository(session), request_id)
+            row.status, row.reason = RequestStatus.FAILED, reason[:2000]
+
+    def _mark_published(
+        self, request_id: str, ual: str, private: dict[str, list[str]]
+    ) -> PublicationRequestView:
+        with self._db.write() as session:
+            row = self._row(RequestRepository(session), request_id)
+            row.status, row.ual, row.private_triples = RequestStatus.PUBLISHED, ual, private or None
+            return _view(row)
+
+    def _settle(self, request_id: str, ual: str | None) -> None:
+        with self._db.write() as session:
+            row = self._row(RequestRepository(session), request_id)
+            if ual:
+                row.status, row.ual = RequestStatus.PUBLISHED, ual
+            else:
+                row.status = RequestStatus.PENDING
+                row.reason = "Publishing was interrupted before it completed; approve it again"
+
+    def _undecided(self, requests: RequestRepository, request_id: str) -> PublicationRequest:
+        row = self._row(requests, request_id, for_update=True)
+        if row.status in DECIDED:
+            raise Conflict(
+                f"Publication request {request_id} is already {row.status}"
+                + (f" by {row.decided_by}" if row.decided_by else "")
+            )
+        return row
+
+    @staticmethod
+    def _row(
+        requests: RequestRepository, request_id: str, *, for_update: bool = False
+    ) -> PublicationRequest:
+        row = requests.get(request_id, for_update=for_update)
+        if row is None:
+            raise NotFound(f"No publication request {request_id}")
+        return row
+
+    @staticmethod
+    async def _sync(fn: Callable[..., T], *args: Any) -> T:
+        return await anyio.to_thread.run_sync(fn, *args)
+
+    async def load_sample_data(self) -> int:
+        """Publish the bundled sample assets into an empty knowledge base; how many collections."""
+        if await self.backend.collections(search=None, offset=0, limit=1):
+            return 0
+        bundle = orjson.loads(
+            resources.files("graphwright.knowledge.sample_data")
+            .joinpath("assets.json")
+            .read_bytes()
+        )
+        for collection in bundle["collections"]:
+            await self.publish_now(
+                collection["content"],
+                actor=SAMPLE_DATA_ACTOR,
+                title=collection["title"],
+                synthetic=True,
+                source="sample data",
+            )
+        return len(bundle["collections"])
+
+    # -- Graph Mode ----------------------------------------------------------------------------
+
+    def request_graph_publication(
+        self,
+        conversation_id: str,
+        graph: dict[str, Any],
+        *,
+        requested_by: str,
+        node_ids: list[str] | None = None,
+        title: str | None = None,
+    ) -> PublicationRequestView:
+        """File a request to publish a conversation's graph (or the chosen nodes and the edges
+        between them): nodes become subjects, edges properties, edge evidence provenance."""
+        if node_ids is not None:
+            graph = select_nodes(graph, node_ids)
+        if not graph["nodes"]:
+            raise InvalidInput(f"The graph of conversation '{conversation_id}' has no nodes")
+        content = orjson.loads(write_jsonld(graph))
+        return self.request_publication(
+            content,
+            requested_by=requested_by,
+            title=title or f"Graph of conversation {conversation_id}",
+            source="graph mode",
+            conversation_id=conversation_id,
+        )
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    async def get_asset(self, ual: str, *, include_private: bool = False) -> AssetContent:
+        parsed = Ual.parse(ual)
+        content = await self.backend.get(parsed)
+        if include_private:
+            content.private = await self._sync(self._private_triples, parsed)
+        return content
+
+    async def get_jsonld(self, ual: str, *, include_private: bool = False) -> dict[str, Any]:
+        """The asset as compact JSON-LD (schema.org as the vocabulary)."""
+        content = await self.get_asset(ual, include_private=include_private)
+        nquads = "\n".join(content.public + content.private) + "\n"
+        options = {"format": "application/n-quads", "documentLoader": load_document}
+        expanded = jsonld.from_rdf(nquads, options)
+        compact = jsonld.compact(expanded, JSONLD_CONTEXT, {"documentLoader": load_document})
+        return {**compact, "@context": JSONLD_CONTEXT}
+
+    def _private_triples(self, ual: Ual) -> list[str]:
+        with self._db.read() as session:
+            row = RequestRepository(session).by_ual(str(ual.collection))
+        if row is None or not row.private_triples:
+            return []
+        if ual.is_collection:
+            return [line for lines in row.private_triples.values() for line in lines]
+        return list(row.private_triples.get(str(ual), []))
+
+    async def metadata(self, ual: str) -> AssetMetadata:
+        return await self.backend.metadata(Ual.parse(ual))
+
+    async def query(
+        self, sparql: str, *, limit: int | None = None, timeout: float | None = None
+    ) -> QueryAnswer:
+        """A read-only query: at most the configured rows and time, whatever the caller asks."""
+        rows = min(limit or self.row_limit, self.row_limit)
+        return await self.backend.query(sparql, limit=rows, timeout=timeout or self.timeout)
+
+    async def collections(
+        self, *, search: str | None = None, offset: int = 0, limit: int = 50
+    ) -> list[CollectionSummary]:
+        return await self.backend.collections(search=search, offset=offset, limit=limit)
+
+    async def export(self, fmt: str = "nquads") -> bytes:
+        nquads = await self.backend.export()
+        if fmt == "nquads":
+            return nquads
+        if fmt == "trig":
+            quads = ox.parse(nquads, ox.RdfFormat.N_QUADS)
+            return ox.serialize(quads, format=ox.RdfFormat.TRIG)
+        raise InvalidInput(f"Unknown export format '{fmt}': use nquads or trig")
+
+
+def select_nodes(graph: dict[str, Any], node_ids: list[str]) -> dict[str, Any]:
+    """The chosen nodes and the links between them; NotFound names ids the graph lacks."""
+    wanted = set(node_ids)
+    nodes = [node for node in graph["nodes"] if node["id"] in wanted]
+    if missing := wanted - {node["id"] for node in nodes}:
+        raise NotFound(f"The graph has no node {', '.join(sorted(missing)[:10])}")
+    links = [
+        link for link in graph["links"] if link["source"] in wanted and link["target"] in wanted
+    ]
+    return {"nodes": nodes, "links": links}
+
+
+def _default_title(drafts: list[AssetDraft]) -> str:
+    names = [
+        str(obj.value)
+        for draft in drafts
+        for _, predicate, obj in draft.public
+        if predicate.value.endswith(("/name", "#label"))
+    ]
+    head = names[0] if names else drafts[0].subject
+    more = f" and {len(drafts) - 1} more" if len(drafts) > 1 else ""
+    return f"{head}{more}"
