@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     sparql_url: str | None = Field(
         default=None, description="A SPARQL 1.1 query endpoint to use as the knowledge base."
     )
+    sparql_token: SecretStr | None = Field(
+        default=None, description="A bearer token for the SPARQL server, if it asks for one."
+    )
     sparql_update_url: str | None = Field(
         default=None, description="Its SPARQL Update endpoint; without it the base is read-only."
     )

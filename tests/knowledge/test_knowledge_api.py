@@ -3,6 +3,7 @@ over real client sessions (streamable HTTP and stdio), Graph Mode publishing, an
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import os
@@ -13,8 +14,10 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+import httpx
 import orjson
 import pytest
+import uvicorn
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -22,6 +25,7 @@ from graphwright.app import create_app
 from graphwright.db import Database
 from graphwright.knowledge import vocab
 from graphwright.settings import Settings
+from tests.conftest import free_port
 from tests.knowledge.conftest import DRUGS, kb_settings
 from tests.mcp.support import http_session, serving, stdio_session, text_of
 
@@ -312,3 +316,35 @@ def test_sample_data_answers_offline(tmp_path: Path, database: Database) -> None
             headers=auth,
         ).json()["results"]["bindings"]  # fmt: skip
         assert len(drugs) == 10
+
+
+async def test_the_chat_reads_the_running_apps_embedded_store(
+    tmp_path: Path, database: Database
+) -> None:
+    """The chat runs `graphwright mcp knowledge` as a subprocess, which cannot open the store the
+    app holds: it reads through the app's SPARQL endpoint instead, and files requests."""
+    port = free_port()
+    settings = Settings(home=tmp_path / "home", database_url=database.url, port=port, offline=True)
+    app = create_app(settings, database=database)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    task = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.02)
+        token = app.state.auth_service.mint(label="alice")
+        first = f"did:dkg:{vocab.LOCAL_CHAIN}/{vocab.LOCAL_CONTRACT}/1"
+        async with httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{port}",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=120,
+        ) as client:
+            answer = await client.post(
+                "/api/chat",
+                json={"message": f"/knowledge.dkg_get_asset_metadata ual={first}", "stream": False},
+            )
+            assert answer.status_code == 200, answer.text
+            text = orjson.dumps(answer.json()["data"]).decode()
+            assert "graphwright sample data" in text, text
+    finally:
+        server.should_exit = True
+        await task

@@ -23,6 +23,7 @@ from graphwright.chat.mcp_manager import McpManager
 from graphwright.chat.models import ChatRequest, ConversationPatch
 from graphwright.chat.service import ChatService, RunningTurn
 from graphwright.envelope import ok
+from graphwright.knowledge.tools import KnowledgeReader
 from graphwright.settings import Settings
 
 _LOOPBACK_FOR = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}
@@ -40,9 +41,12 @@ def api_base_url(settings: Settings) -> str:
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     state = app.state
     settings: Settings = state.settings
+    knowledge_reader = KnowledgeReader.for_app(
+        state.knowledge_service, state.auth_service, api_base_url(settings)
+    )
     service = ChatService(
         db=state.database,
-        manager=McpManager(load_mcp_servers(settings)),
+        manager=McpManager(load_mcp_servers(settings, own_env=knowledge_reader.own_env)),
         model=load_chat_model(settings.model),
         artifacts=state.artifact_service,
         graphs=state.graph_service,
@@ -54,6 +58,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
     finally:
         await service.aclose()
+        knowledge_reader.revoke()
 
 
 router = APIRouter(tags=["chat"], lifespan=lifespan)

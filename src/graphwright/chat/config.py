@@ -57,9 +57,13 @@ ServerConfig = StdioServer | RemoteServer
 
 
 def load_mcp_servers(
-    settings: Settings, environ: Mapping[str, str] | None = None
+    settings: Settings,
+    environ: Mapping[str, str] | None = None,
+    *,
+    own_env: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, ServerConfig]:
-    """Every configured server that is not disabled, graphwright's own first."""
+    """Every configured server that is not disabled, graphwright's own first. `own_env` adds
+    variables to some of graphwright's own servers, by name (the config file still wins)."""
     environ = os.environ if environ is None else environ
     path = settings.resolved_mcp_config
     raw = _read_entries(path)
@@ -75,7 +79,8 @@ def load_mcp_servers(
         if name in disabled:
             continue
         override = entries.pop(name, {})
-        env = {**default["env"], **override.get("env", {})}
+        extra = (own_env or {}).get(name, {})
+        env = {**default["env"], **extra, **override.get("env", {})}
         servers[name] = _validated(path, name, {**default, **override, "env": env})
     for name, entry in entries.items():
         servers[name] = _validated(path, name, entry)

@@ -8,6 +8,8 @@ publication request that a person approves in the web UI, the REST API or `graph
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import orjson
@@ -16,6 +18,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from graphwright import mcpkit
+from graphwright.auth.service import AuthService
 from graphwright.db import Database
 from graphwright.knowledge.backends import open_backend
 from graphwright.knowledge.schemas import (
@@ -85,6 +88,36 @@ def _answer_text(answer: QueryAnswer) -> str:
         for row in answer.rows
     )
     return _shorten(f"{head}\n{rows}") + cut
+
+
+# No conversation can have this id (ids start with a letter or digit): a token scoped to it
+# reaches the knowledge base's reads and no conversation's graph or artifacts.
+READER_SCOPE = "#knowledge-reader"
+
+
+@dataclass
+class KnowledgeReader:
+    """How `graphwright mcp knowledge`, started by a running app's chat, reads that app's
+    knowledge base. An embedded store is opened by one process only, so the subprocess reads
+    through the app's SPARQL endpoint with a token of its own; it files publication requests
+    in the shared database as any process does."""
+
+    own_env: dict[str, dict[str, str]]
+    revoke: Callable[[], None]
+
+    @classmethod
+    def for_app(
+        cls, knowledge: KnowledgeService, auth: AuthService, api_base_url: str
+    ) -> KnowledgeReader:
+        if knowledge.backend.kind != "embedded":
+            return cls({}, lambda: None)  # a server or node: the subprocess reaches it too
+        token = auth.mint(conversation_id=READER_SCOPE, label="chat: knowledge tools")
+        env = {
+            "GRAPHWRIGHT_SPARQL_URL": f"{api_base_url}/api/knowledge/sparql",
+            "GRAPHWRIGHT_SPARQL_UPDATE_URL": "",
+            "GRAPHWRIGHT_SPARQL_TOKEN": token,
+        }
+        return cls({"knowledge": env}, lambda: auth.revoke_token(token))
 
 
 def knowledge_server(

@@ -88,6 +88,8 @@ def open_backend(settings: Settings) -> KnowledgeBackend:
 
         return DkgNodeKnowledgeBase.from_settings(settings)
     if settings.sparql_url:
-        store = RemoteSparqlStore(settings.sparql_url, settings.sparql_update_url)
+        token = settings.sparql_token.get_secret_value() if settings.sparql_token else None
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        store = RemoteSparqlStore(settings.sparql_url, settings.sparql_update_url, headers=headers)
         return SparqlKnowledgeBase(store, kind="sparql")
     return SparqlKnowledgeBase(EmbeddedStore(settings.knowledge_path), kind="embedded")
