@@ -16,6 +16,7 @@ from graphwright.errors import (
     InvalidInput,
     NotFound,
     Unauthorized,
+    Unavailable,
 )
 
 ERROR_STATUS: dict[type[GraphwrightError], tuple[int, str]] = {
@@ -24,6 +25,7 @@ ERROR_STATUS: dict[type[GraphwrightError], tuple[int, str]] = {
     Conflict: (409, "conflict"),
     Forbidden: (403, "forbidden"),
     Unauthorized: (401, "unauthorized"),
+    Unavailable: (503, "unavailable"),
 }
 
 

@@ -29,3 +29,7 @@ class Forbidden(GraphwrightError):
 
 class Unauthorized(GraphwrightError):
     """No valid credentials (HTTP 401)."""
+
+
+class Unavailable(GraphwrightError):
+    """A backend this needs cannot be reached or opened now (HTTP 503)."""

@@ -13,7 +13,7 @@ import anyio
 import httpx
 import pyoxigraph as ox
 
-from graphwright.errors import GraphwrightError, InvalidInput
+from graphwright.errors import InvalidInput, Unavailable
 from graphwright.knowledge.schemas import QueryAnswer
 from graphwright.knowledge.sparql import (
     Deadline,
@@ -38,10 +38,8 @@ class TripleStore(Protocol):
     async def aclose(self) -> None: ...
 
 
-class StoreUnavailable(GraphwrightError):
+class StoreUnavailable(Unavailable):
     """The knowledge base cannot be reached or opened (HTTP 503)."""
-
-    code = "unavailable"
 
 
 class EmbeddedStore:
