@@ -18,6 +18,13 @@ from tests.knowledge.conftest import DRUGS
 DKG_PATTERN = vocab.CURRENT_PATTERN
 
 
+def _deep(levels: int) -> Any:
+    value: Any = "bottom"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
 async def publish(knowledge: KnowledgeService, content: Any, **kwargs: Any) -> str:
     request = knowledge.request_publication(content, requested_by="tester", **kwargs)
     published = await knowledge.approve(request.id, approver="alice")
@@ -138,6 +145,9 @@ async def test_approve_with_edits_publishes_the_edited_json_ld(knowledge: Knowle
         ("not json-ld", "must be a JSON-LD object"),
         ({"@context": {"@vocab": 5}, "name": "x"}, "does not expand"),
         ({"@id": "urn:g", "@graph": [{"@id": "urn:a", "urn:p": "v"}]}, "names a graph"),
+        ({**DRUGS[0], "name": "nul\x00here"}, "NUL character"),
+        ({**DRUGS[0], "dosage": 2**70}, "64-bit"),
+        ({**DRUGS[0], "nested": _deep(300)}, "cannot be stored"),
     ],
 )
 async def test_bad_json_ld_is_refused_before_anything_is_stored(

@@ -92,6 +92,11 @@ def to_triples(document: Any, *, part: str = "public") -> list[Triple]:
         )
     except jsonld.JsonLdError as exc:
         raise InvalidInput(f"The {part} JSON-LD does not expand: {_cause(exc)}") from None
+    except RecursionError:
+        raise InvalidInput(f"The {part} JSON-LD is nested too deeply to expand") from None
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+        # pyld parses untrusted input and fails in other ways on some malformed documents.
+        raise InvalidInput(f"The {part} JSON-LD does not expand: {exc}") from None
     quads = list(ox.parse(nquads.encode(), ox.RdfFormat.N_QUADS))
     if any(not isinstance(quad.graph_name, ox.DefaultGraph) for quad in quads):
         raise InvalidInput(

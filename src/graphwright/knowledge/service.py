@@ -111,7 +111,7 @@ class KnowledgeService:
         synthetic: bool = False,
     ) -> PublicationRequestView:
         """File a request; the content is checked now, so a person only sees what can publish."""
-        drafts = draft_assets(content)
+        drafts = checked_drafts(content)
         if revision_of is not None:
             revision_of = str(Ual.parse(revision_of))
         row = PublicationRequest(
@@ -259,7 +259,7 @@ class KnowledgeService:
             row = self._undecided(RequestRepository(session), request_id)
             if content is not None:
                 row.content = content
-            drafts = draft_assets(row.content)
+            drafts = checked_drafts(row.content)
             row.status = RequestStatus.PUBLISHING
             row.decided_by, row.decided_at, row.reason = approver, _now(), None
             revision_of = Ual.parse(row.revision_of) if row.revision_of else None
@@ -404,6 +404,27 @@ class KnowledgeService:
             quads = ox.parse(nquads, ox.RdfFormat.N_QUADS)
             return ox.serialize(quads, format=ox.RdfFormat.TRIG)
         raise InvalidInput(f"Unknown export format '{fmt}': use nquads or trig")
+
+
+def checked_drafts(content: Any) -> list[AssetDraft]:
+    """The assets of `content`, once it is known to store the same on every database."""
+    try:
+        orjson.dumps(content)
+    except TypeError as exc:
+        raise InvalidInput(f"The JSON-LD cannot be stored: {exc}") from None
+    if _holds_nul(content):
+        raise InvalidInput("The JSON-LD holds a NUL character (\\u0000), which cannot be stored")
+    return draft_assets(content)
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item) for item in value)
+    return False
 
 
 def select_nodes(graph: dict[str, Any], node_ids: list[str]) -> dict[str, Any]:
