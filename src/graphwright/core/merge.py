@@ -94,11 +94,22 @@ class GraphAccumulator:
     def link_count(self) -> int:
         return self._links.live_count
 
-    def add(self, graph: dict[str, Any] | str | bytes, result_id: str | None = None) -> None:
+    def knows(self, node_id: str) -> bool:
+        """Whether a stored node has this id (in any spelling, or as an equivalent id)."""
+        return self._leader(node_id) in self._node_at
+
+    def add(
+        self,
+        graph: dict[str, Any] | str | bytes,
+        result_id: str | None = None,
+        *,
+        stored_ends: bool = False,
+    ) -> None:
         """Merge one tool result's graph; `result_id` (default `result-<n>`) goes to provenance.
 
         The graph is validated first (GraphFormatError names the problem), so a bad result
-        changes nothing. `graph` is never modified.
+        changes nothing. `graph` is never modified. With `stored_ends`, a link may name a node
+        stored by an earlier add instead of one of this graph (files merged in two passes).
         """
         data = parse_json(graph) if isinstance(graph, str | bytes) else graph
         nodes, links = graph_lists(data)
@@ -106,7 +117,8 @@ class GraphAccumulator:
             read = self._read_links(links)
             raws = _plain_node_ids(nodes, read)
             if raws is None:
-                check_graph(data)  # names the problem, or accepts ends that match once normalised
+                # names the problem, or accepts ends that match once normalised (or are stored)
+                check_graph(data, known=self.knows if stored_ends else None)
                 raws = [node["id"] for node in nodes]
             number = len(self._result_ids)
             self._result_ids.append(result_id if result_id is not None else f"result-{number + 1}")

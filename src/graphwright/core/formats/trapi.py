@@ -1,26 +1,35 @@
 """TRAPI 1.5 `knowledge_graph`: nodes keyed by CURIE, edges keyed by id, properties as attributes.
 
 Mapping (docs/formats.md has the full table):
-- node `name` <-> `name`; node `category` <-> `categories` (Biolink CURIEs);
+- node `name` <-> `name`; node `category` <-> `categories` (Biolink CURIEs, NamedThing when
+  nothing better is known);
 - link `label` <-> `predicate`; `evidence` <-> the `biolink:publications` attribute;
 - `primary_knowledge_source` / `aggregator_knowledge_source` <-> `sources`;
-- any other property <-> an attribute: `biolink:<key>` for a few Biolink slots, else
-  `graphwright:<key>`, so that it comes back under its own name.
+- an `attributes` list of TRAPI attributes <-> those attributes, verbatim;
+- any other property <-> an attribute: `biolink:<key>` for Biolink slots, the key itself when it
+  is a CURIE, else `graphwright:<key>`, so that it comes back under its own name.
+Reading also takes the list-shaped knowledge graphs of TRAPI 0.9 and the singular `category`
+of TRAPI 1.0.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
 
+from graphwright.core.biolink import is_slot, slot_kind
 from graphwright.core.formats.common import (
     BIOLINK,
+    DEFAULT_PREDICATE,
     GRAPHWRIGHT,
     Link,
     Node,
+    categories_for,
     category_from,
     is_auto_link_key,
+    is_curie,
     link_keys,
     link_predicate,
     node_categories,
@@ -29,18 +38,34 @@ from graphwright.core.formats.common import (
 from graphwright.core.graph import GraphFormatError, load_graph, parse_json
 
 PUBLICATIONS = "biolink:publications"
+ORIGINAL_PREDICATE = "biolink:original_predicate"
 PRIMARY = "primary_knowledge_source"
 AGGREGATOR = "aggregator_knowledge_source"
-# TRAPI requires one primary source per edge; this stands in when a link names none.
-PLACEHOLDER_SOURCE = {"resource_id": "infores:graphwright", "resource_role": PRIMARY}
-# Properties written as Biolink attributes (others use the graphwright namespace).
-BIOLINK_SLOTS = frozenset(
+ROLES = frozenset({PRIMARY, AGGREGATOR, "supporting_data_source"})
+# TRAPI requires one primary source per edge; Translator's stand-in when none is known.
+UNKNOWN_SOURCE = {"resource_id": "infores:unknown", "resource_role": PRIMARY}
+GRAPHWRIGHT_INFORES = "infores:graphwright"
+NAMED_THING = "biolink:NamedThing"
+ATTRIBUTES = "attributes"
+# TRAPI 1.5's patterns for categories, predicates and qualifier types.
+_CATEGORY = re.compile(r"biolink:[A-Z][a-zA-Z_]*")
+_PREDICATE = re.compile(r"biolink:[a-z][a-z_]*")
+_ATTRIBUTE_KEYS = frozenset(
     {
-        "description", "synonym", "xref", "same_as", "provided_by", "iri", "full_name",
-        "symbol", "in_taxon", "knowledge_level", "agent_type", "p_value", "adjusted_p_value",
-        "has_evidence", "negated", "original_predicate",
+        "attribute_type_id", "value", "value_type_id", "original_attribute_name", "value_url",
+        "attribute_source", "description", "attributes",
     }
 )  # fmt: skip
+# Properties the reader rebuilds from TRAPI's own fields: never written as Biolink attributes.
+_READER_FIELDS = frozenset(
+    {
+        "id", "name", "category", "categories", "predicate", "subject", "object", "sources",
+        "qualifiers", "publications", "attributes", PRIMARY, AGGREGATOR, "original_predicate",
+        "label",
+    }
+)  # fmt: skip
+_SOURCE_KEYS = frozenset({"resource_id", "resource_role", "upstream_resource_ids",
+                          "source_record_urls"})  # fmt: skip
 
 
 def write(graph: dict[str, Any]) -> str:
@@ -64,15 +89,16 @@ def to_knowledge_graph(graph: dict[str, Any]) -> dict[str, Any]:
 
 def _trapi_node(node: Node) -> dict[str, Any]:
     categories, category_rebuilt = node_categories(node)
+    if categories and not all(_CATEGORY.fullmatch(category) for category in categories):
+        categories, category_rebuilt = None, False
     used = {"id"}
     trapi: dict[str, Any] = {}
     name = node.get("name")
     if "name" in node and (name is None or isinstance(name, str)):
         trapi["name"] = name
         used.add("name")
-    if categories:
-        trapi["categories"] = categories
-    if category_rebuilt:
+    trapi["categories"] = categories or [NAMED_THING]
+    if category_rebuilt and categories:
         used.add("category")
     trapi["attributes"] = _attributes(node, used)
     return trapi
@@ -80,6 +106,10 @@ def _trapi_node(node: Node) -> dict[str, Any]:
 
 def _trapi_edge(link: Link, own_id: bool) -> dict[str, Any]:
     predicate, rebuilt = link_predicate(link)
+    leading: list[dict[str, Any]] = []
+    if not _PREDICATE.fullmatch(predicate):  # TRAPI takes Biolink predicates only
+        leading.append({"attribute_type_id": ORIGINAL_PREDICATE, "value": predicate})
+        predicate = DEFAULT_PREDICATE
     sources, sources_used = _sources(link)
     edge: dict[str, Any] = {
         "subject": link["source"],
@@ -94,23 +124,46 @@ def _trapi_edge(link: Link, own_id: bool) -> dict[str, Any]:
     if _is_qualifier_list(qualifiers):
         edge["qualifiers"] = qualifiers
         used.add("qualifiers")
-    attributes = _attributes(link, used)
     if link["evidence"]:
-        attributes.insert(0, {"attribute_type_id": PUBLICATIONS, "value": link["evidence"]})
-    edge["attributes"] = attributes
+        leading.append({"attribute_type_id": PUBLICATIONS, "value": link["evidence"]})
+    reserved = (
+        {"original_predicate"}
+        if leading and leading[0]["attribute_type_id"] == (ORIGINAL_PREDICATE)
+        else set()
+    )
+    edge["attributes"] = leading + _attributes(link, used, reserved)
     return edge
 
 
-def _attributes(item: dict[str, Any], used: set[str]) -> list[dict[str, Any]]:
-    return [
-        {"attribute_type_id": (BIOLINK if key in BIOLINK_SLOTS else GRAPHWRIGHT) + key, "value": v}
-        for key, v in item.items()
-        if key not in used
+def _attributes(
+    item: dict[str, Any], used: set[str], reserved: set[str] | frozenset[str] = frozenset()
+) -> list[dict[str, Any]]:
+    attributes = [
+        {"attribute_type_id": _attribute_type(key, reserved), "value": value}
+        for key, value in item.items()
+        if key not in used and not (key == ATTRIBUTES and _is_attribute_list(value))
     ]
+    own = item.get(ATTRIBUTES)
+    if ATTRIBUTES not in used and _is_attribute_list(own):
+        attributes.extend(own)
+    return attributes
+
+
+def _attribute_type(key: str, reserved: set[str] | frozenset[str]) -> str:
+    """`biolink:<key>` for a Biolink slot, a CURIE key as it is, else `graphwright:<key>`."""
+    if key in reserved:
+        return GRAPHWRIGHT + key
+    if key not in _READER_FIELDS and is_slot(key):
+        return BIOLINK + key
+    if is_curie(key) and not key.startswith((BIOLINK, GRAPHWRIGHT)):
+        return key
+    return GRAPHWRIGHT + key
 
 
 def _sources(link: Link) -> tuple[list[dict[str, Any]], set[str]]:
-    """TRAPI `sources` for a link, and the link keys they stand for."""
+    """TRAPI `sources` for a link, and the link keys they stand for: its real sources, Translator's
+    `infores:unknown` when it names no primary one, and graphwright as an aggregator when the link
+    was merged from several results."""
     primary = link.get(PRIMARY)
     aggregators = link.get(AGGREGATOR)
     entries: list[dict[str, Any]] = []
@@ -123,10 +176,26 @@ def _sources(link: Link) -> tuple[list[dict[str, Any]], set[str]]:
         used.add(AGGREGATOR)
     own = link.get("sources")
     if not entries and _is_source_list(own):
-        return own, {"sources"}
-    if PRIMARY not in used:
-        entries.insert(0, dict(PLACEHOLDER_SOURCE))
+        entries, used = [dict(source) for source in own], {"sources"}
+    primaries = [e["resource_id"] for e in entries if e["resource_role"] == PRIMARY]
+    if not primaries:
+        entries.insert(0, dict(UNKNOWN_SOURCE))
+    if _merged(link):
+        upstream = primaries or [UNKNOWN_SOURCE["resource_id"]]
+        entries.append(
+            {
+                "resource_id": GRAPHWRIGHT_INFORES,
+                "resource_role": AGGREGATOR,
+                "upstream_resource_ids": upstream,
+            }
+        )
     return entries, used
+
+
+def _merged(link: Link) -> bool:
+    """Whether graphwright aggregated the link: a merge gave it several results."""
+    provenance = link.get("provenance")
+    return isinstance(provenance, list) and len(set(map(str, provenance))) > 1
 
 
 def _is_string_list(value: Any) -> bool:
@@ -134,15 +203,23 @@ def _is_string_list(value: Any) -> bool:
 
 
 def _is_source_list(value: Any) -> bool:
+    """A TRAPI `sources` list with at most one primary source."""
     return (
         isinstance(value, list)
         and bool(value)
         and all(
             isinstance(source, dict)
+            and source.keys() <= _SOURCE_KEYS
             and isinstance(source.get("resource_id"), str)
-            and isinstance(source.get("resource_role"), str)
+            and source.get("resource_role") in ROLES
+            and all(
+                source.get(key) is None or _is_string_list(source[key])
+                for key in ("upstream_resource_ids", "source_record_urls")
+            )
             for source in value
         )
+        and sum(source["resource_role"] == PRIMARY for source in value) <= 1
+        and not any(source["resource_id"] == GRAPHWRIGHT_INFORES for source in value)
     )
 
 
@@ -151,8 +228,28 @@ def _is_qualifier_list(value: Any) -> bool:
         isinstance(value, list)
         and bool(value)
         and all(
-            isinstance(q, dict) and "qualifier_type_id" in q and "qualifier_value" in q
+            isinstance(q, dict)
+            and q.keys() == {"qualifier_type_id", "qualifier_value"}
+            and isinstance(q["qualifier_type_id"], str)
+            and _PREDICATE.fullmatch(q["qualifier_type_id"]) is not None
+            and isinstance(q["qualifier_value"], str)
             for q in value
+        )
+    )
+
+
+def _is_attribute_list(value: Any) -> bool:
+    """A list of TRAPI attributes (kept verbatim)."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(
+            isinstance(a, dict)
+            and a.keys() <= _ATTRIBUTE_KEYS
+            and "value" in a
+            and isinstance(a.get("attribute_type_id"), str)
+            and bool(a["attribute_type_id"])
+            for a in value
         )
     )
 
@@ -167,8 +264,12 @@ def from_document(document: Any) -> dict[str, Any]:
     edges = kg.get("edges")
     if edges is None:
         edges = {}
+    if isinstance(edges, list):
+        edges = _old_edges(edges)
     if not isinstance(edges, dict):
-        raise GraphFormatError("TRAPI knowledge_graph 'edges' must be an object keyed by edge id")
+        raise GraphFormatError(
+            "TRAPI knowledge_graph 'edges' must be an object keyed by edge id (or a 0.9 list)"
+        )
     graph_nodes = [_graph_node(key, value) for key, value in nodes.items()]
     graph_links = [_graph_link(key, value, nodes) for key, value in edges.items()]
     return load_graph({"nodes": graph_nodes, "links": graph_links})
@@ -181,6 +282,8 @@ def _knowledge_graph(document: Any) -> dict[str, Any]:
         document = document["knowledge_graph"]
         if document is None:
             raise GraphFormatError("TRAPI message has no knowledge_graph (it is null)")
+    if isinstance(document, dict) and isinstance(document.get("nodes"), list):
+        return {**document, "nodes": _old_nodes(document["nodes"])}
     if not isinstance(document, dict) or not isinstance(document.get("nodes"), dict):
         raise GraphFormatError(
             "not a TRAPI knowledge_graph: expected 'nodes' as an object keyed by CURIE"
@@ -188,16 +291,93 @@ def _knowledge_graph(document: Any) -> dict[str, Any]:
     return document
 
 
+def looks_like_old_trapi(document: Any) -> bool:
+    """A bare TRAPI 0.9 knowledge graph: lists of nodes and of edges with `source_id`."""
+    edges = document.get("edges") if isinstance(document, dict) else None
+    return (
+        isinstance(document.get("nodes"), list)
+        and isinstance(edges, list)
+        and any(isinstance(edge, dict) and "source_id" in edge for edge in edges)
+    )
+
+
+# TRAPI 0.9 and 1.0 names of the fields TRAPI 1.5 calls categories, subject, object, predicate.
+_OLD_NODE_FIELDS = {"id", "name", "categories", "category", "type", "attributes"}
+_OLD_EDGE_FIELDS = {"id", "subject", "source_id", "object", "target_id", "predicate", "type",
+                    "edge_label", "attributes", "sources", "qualifiers"}  # fmt: skip
+
+
+def _old_nodes(nodes: list[Any]) -> dict[str, Any]:
+    """TRAPI 0.9's list of nodes (`id`, `type`) keyed by id, in TRAPI 1.5's shape."""
+    keyed: dict[str, Any] = {}
+    for index, node in enumerate(nodes):
+        if not isinstance(node, dict) or not isinstance(node.get("id"), str) or not node["id"]:
+            raise GraphFormatError(f"TRAPI node {index} has no id")
+        keyed[node["id"]] = node
+    return keyed
+
+
+def _old_edges(edges: list[Any]) -> dict[str, Any]:
+    keyed: dict[str, Any] = {}
+    for index, edge in enumerate(edges):
+        if not isinstance(edge, dict):
+            raise GraphFormatError(f"TRAPI edge {index} must be an object")
+        key = edge.get("id")
+        keyed[key if isinstance(key, str) and key and key not in keyed else f"e{index}"] = edge
+    return keyed
+
+
+def _first(item: dict[str, Any], *fields: str) -> Any:
+    return next((item[field] for field in fields if item.get(field) is not None), None)
+
+
+def _old_attributes(item: dict[str, Any], known: set[str]) -> list[Any]:
+    """Attributes of a TRAPI 0.9/1.0 item: its own (1.0's `name`/`type`/`url` renamed) and its
+    extra top-level fields, which 0.9 used for properties."""
+    attributes = item.get("attributes")
+    result = [_attribute_1_5(a) for a in attributes] if isinstance(attributes, list) else []
+    result.extend(
+        {"attribute_type_id": key, "value": value}
+        for key, value in item.items()
+        if key not in known
+    )
+    return result
+
+
+def _attribute_1_5(attribute: Any) -> Any:
+    if not isinstance(attribute, dict) or "attribute_type_id" in attribute:
+        return attribute
+    renamed = {k: v for k, v in attribute.items() if k not in ("name", "type", "url", "source")}
+    renamed["attribute_type_id"] = attribute.get("type") or attribute.get("name")
+    for old, new in (("name", "original_attribute_name"), ("url", "value_url"),
+                     ("source", "attribute_source")):  # fmt: skip
+        if attribute.get(old) is not None:
+            renamed[new] = attribute[old]
+    return renamed
+
+
+def _categories(trapi: dict[str, Any]) -> list[str] | None:
+    value = _first(trapi, "categories", "category", "type")
+    if isinstance(value, str):
+        value = [value]
+    return categories_for(value) if value else None
+
+
 def _graph_node(key: str, trapi: Any) -> Node:
     if not isinstance(trapi, dict):
         raise GraphFormatError(f"TRAPI node {key!r} must be an object")
-    plain, restored, _ = _read_attributes(trapi.get("attributes"), f"node {key!r}", edge=False)
+    attributes = (
+        _old_attributes(trapi, _OLD_NODE_FIELDS)
+        if trapi.keys() - {"name", "categories", "attributes", "is_set"}
+        else trapi.get("attributes")
+    )
+    plain, restored, _ = _read_attributes(attributes, f"node {key!r}", edge=False)
     node: Node = dict(plain)
     node["id"] = key
     if "name" in trapi:
         node["name"] = trapi["name"]
-    categories = trapi.get("categories")
-    if categories and _is_string_list(categories):
+    categories = _categories(trapi)
+    if categories:
         node["category"] = category_from(categories)
     node.update(restored)
     return node
@@ -206,18 +386,33 @@ def _graph_node(key: str, trapi: Any) -> Node:
 def _graph_link(key: str, edge: Any, nodes: dict[str, Any]) -> Link:
     if not isinstance(edge, dict):
         raise GraphFormatError(f"TRAPI edge {key!r} must be an object")
-    for field in ("subject", "object"):
-        ref = edge.get(field)
+    ends = {"subject": _first(edge, "subject", "source_id"),
+            "object": _first(edge, "object", "target_id")}  # fmt: skip
+    for field, ref in ends.items():
         if not isinstance(ref, str) or not ref:
             raise GraphFormatError(f"TRAPI edge {key!r} has no {field}")
         if ref not in nodes:
             raise GraphFormatError(f"TRAPI edge {key!r} has {field} {ref!r}, which is not a node")
-    predicate = edge.get("predicate")
+    predicate = _first(edge, "predicate", "type", "edge_label")
+    if isinstance(predicate, list) and predicate:  # TRAPI 1.0 allowed a list
+        predicate = predicate[0]
     if not isinstance(predicate, str) or not predicate:
         raise GraphFormatError(f"TRAPI edge {key!r} has no predicate")
-    plain, restored, evidence = _read_attributes(edge.get("attributes"), f"edge {key!r}", edge=True)
+    if isinstance(predicate, str) and ":" not in predicate:
+        predicate = BIOLINK + predicate  # TRAPI 0.9 wrote bare Biolink names
+    attributes = (
+        _old_attributes(edge, _OLD_EDGE_FIELDS)
+        if edge.keys() - {"subject", "object", "predicate", "sources", "qualifiers", "attributes"}
+        else edge.get("attributes")
+    )
+    plain, restored, evidence = _read_attributes(attributes, f"edge {key!r}", edge=True)
+    original = plain.pop("original_predicate", None)
+    if predicate == DEFAULT_PREDICATE and isinstance(original, str) and original:
+        predicate = original
+    elif original is not None:
+        plain["original_predicate"] = original
     link: Link = dict(plain)
-    link.update(source=edge["subject"], target=edge["object"], evidence=evidence)
+    link.update(source=ends["subject"], target=ends["object"], evidence=evidence)
     if not is_auto_link_key(key):
         link["id"] = key
     link.update(_source_fields(edge.get("sources")))
@@ -231,40 +426,69 @@ def _graph_link(key: str, edge: Any, nodes: dict[str, Any]) -> Link:
 def _read_attributes(
     attributes: Any, where: str, *, edge: bool
 ) -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
-    """(properties, escaped properties, an edge's publications) of a TRAPI attribute list."""
+    """(properties, escaped properties, an edge's publications) of a TRAPI attribute list.
+
+    An attribute of only `attribute_type_id` and `value`, whose type no other attribute has,
+    becomes the property of that type (without `biolink:`). Any other attribute (with an
+    original name, a value type, a source, sub-attributes, or a type that repeats) is kept
+    whole, in the item's `attributes` list; a repeated multivalued Biolink slot (`xref`) gives
+    the list of its values.
+    """
     if attributes is None:
         return {}, {}, []
     if not isinstance(attributes, list):
         raise GraphFormatError(f"TRAPI {where}: 'attributes' must be a list")
-    collected: dict[str, list[Any]] = {}
     restored: dict[str, Any] = {}
     publications: list[Any] = []
+    simple: list[tuple[str, Any]] = []
+    whole: list[dict[str, Any]] = []
     for index, attribute in enumerate(attributes):
         type_id = attribute.get("attribute_type_id") if isinstance(attribute, dict) else None
         if not isinstance(type_id, str) or not type_id:
             raise GraphFormatError(f"TRAPI {where}: attribute {index} has no attribute_type_id")
         value = attribute.get("value")
-        if edge and type_id == PUBLICATIONS:
+        if edge and type_id == PUBLICATIONS and attribute.keys() <= {"attribute_type_id", "value"}:
             publications.extend(value if isinstance(value, list) else [value])
         elif type_id.startswith(GRAPHWRIGHT):
             restored[type_id[len(GRAPHWRIGHT) :]] = value
+        elif attribute.keys() == {"attribute_type_id", "value"}:
+            simple.append((type_id, value))
         else:
-            collected.setdefault(type_id.removeprefix(BIOLINK), []).append(value)
-    plain = {key: values[0] if len(values) == 1 else values for key, values in collected.items()}
+            whole.append(attribute)
+    counts: dict[str, int] = {}
+    for type_id, _ in simple:
+        counts[type_id] = counts.get(type_id, 0) + 1
+    plain: dict[str, Any] = {}
+    for type_id, value in simple:
+        key = type_id.removeprefix(BIOLINK)
+        if counts[type_id] == 1:
+            plain[key] = value
+        elif type_id.startswith(BIOLINK) and slot_kind(key) == "multivalued":
+            plain.setdefault(key, []).append(value)  # a Biolink list slot, one item each
+        else:
+            whole.append({"attribute_type_id": type_id, "value": value})
+    if whole:
+        plain[ATTRIBUTES] = whole
     return plain, restored, publications
 
 
 def _source_fields(sources: Any) -> dict[str, Any]:
-    """Link fields for TRAPI `sources`: simple ones as KGX-style source fields, others verbatim."""
+    """Link fields for TRAPI `sources`: simple ones as KGX-style source fields, others verbatim.
+    Translator's `infores:unknown` stand-in and graphwright's own aggregation are dropped."""
     if not isinstance(sources, list):
         return {}
-    entries = [source for source in sources if source != PLACEHOLDER_SOURCE]
+    entries = [
+        source
+        for source in sources
+        if source != UNKNOWN_SOURCE
+        and not (isinstance(source, dict) and source.get("resource_id") == GRAPHWRIGHT_INFORES)
+    ]
     if not entries:
         return {}
     primaries = [s["resource_id"] for s in entries if _is_simple(s, PRIMARY)]
     aggregators = [s["resource_id"] for s in entries if _is_simple(s, AGGREGATOR)]
     if len(primaries) > 1 or len(primaries) + len(aggregators) != len(entries):
-        return {"sources": sources}
+        return {"sources": entries}
     fields: dict[str, Any] = {}
     if primaries:
         fields[PRIMARY] = primaries[0]
