@@ -1,0 +1,56 @@
+"""`graphwright graph` on KGX files as KG-Hub ships them: nodes-only and edges-only files merged
+across files (--strict refuses what no file holds), and KGX's JSON Lines pair for `.jsonl`."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+from typer.testing import CliRunner
+
+from graphwright.cli import app
+from graphwright.core.formats import read_graph_pair
+
+runner = CliRunner()
+KGHUB = Path(__file__).parent / "fixtures" / "formats" / "kghub"
+
+
+def _run(*args: str):
+    return runner.invoke(app, ["graph", *args])
+
+
+def test_merge_of_a_nodes_file_and_an_edges_file_infers_only_what_no_file_holds(
+    tmp_path: Path,
+) -> None:
+    nodes = shutil.copy(KGHUB / "kg-microbe_nodes.tsv", tmp_path / "microbe_nodes.tsv")
+    edges = shutil.copy(KGHUB / "traits_edges.tsv", tmp_path / "traits_edges.tsv")
+    out = tmp_path / "merged.json"
+    result = _run("merge", str(nodes), str(edges), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert "no file holds CHEBI:16236; added it as ChemicalEntity" in result.output
+    merged = orjson.loads(out.read_bytes())
+    names = {node["id"]: node.get("name") for node in merged["nodes"]}
+    assert names == {"NCBITaxon:562": "Escherichia coli", "CHEBI:17234": "glucose",
+                     "CHEBI:16236": None}  # fmt: skip
+    assert len(merged["links"]) == 2  # e1 and e3 share subject, predicate and object
+
+
+def test_merge_strict_refuses_links_to_nodes_no_file_holds(tmp_path: Path) -> None:
+    nodes = shutil.copy(KGHUB / "kg-microbe_nodes.tsv", tmp_path / "microbe_nodes.tsv")
+    edges = shutil.copy(KGHUB / "traits_edges.tsv", tmp_path / "traits_edges.tsv")
+    out = tmp_path / "merged.json"
+    result = _run("merge", str(nodes), str(edges), "-o", str(out), "--strict")
+    assert result.exit_code != 0
+    assert "'CHEBI:16236', which no file holds" in result.output
+    assert not out.exists()
+
+
+def test_convert_to_jsonl_writes_the_pair_kgx_reads(tmp_path: Path) -> None:
+    nodes = shutil.copy(KGHUB / "kg-microbe_nodes.tsv", tmp_path / "microbe_nodes.tsv")
+    result = _run("convert", str(nodes), str(tmp_path / "out.jsonl"))
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "out.jsonl").exists()
+    written = [(tmp_path / name).read_text() for name in ("out_nodes.jsonl", "out_edges.jsonl")]
+    graph = read_graph_pair(*written, "kgx-jsonl")
+    assert [node["id"] for node in graph["nodes"]] == ["NCBITaxon:562", "CHEBI:17234"]
