@@ -584,10 +584,10 @@ def test_ntriples_reify_links_so_evidence_hangs_on_them() -> None:
     )
     assert [(r["s"].value, r["p"].value, r["o"].value, r["pub"].value) for r in rows] == [
         (
-            "https://bioregistry.io/NCBIGene:7157",
+            "http://identifiers.org/ncbigene/7157",
             "https://w3id.org/biolink/vocab/associated_with",
             "http://purl.obolibrary.org/obo/MONDO_0005148",
-            f"https://bioregistry.io/PMID:{pmid}",
+            f"http://www.ncbi.nlm.nih.gov/pubmed/{pmid}",
         )
         for pmid in (111, 222)
     ]
@@ -598,7 +598,7 @@ def test_jsonld_has_a_context_and_compact_terms() -> None:
     document = orjson.loads(write_graph(SAMPLE, "jsonld"))
     assert document["@context"]["biolink"] == "https://w3id.org/biolink/vocab/"
     tp53 = document["@graph"][0]
-    assert tp53["@id"] == "https://bioregistry.io/NCBIGene:7157"
+    assert tp53["@id"] == "http://identifiers.org/ncbigene/7157"
     assert tp53["@type"] == "biolink:Gene"
     assert tp53["rdfs:label"] == "TP53"
     assert tp53["biolink:associated_with"] == {
@@ -610,7 +610,9 @@ def test_jsonld_has_a_context_and_compact_terms() -> None:
     ("identifier", "iri"),
     [
         ("MONDO:0005148", "http://purl.obolibrary.org/obo/MONDO_0005148"),
-        ("NCBIGene:7157", "https://bioregistry.io/NCBIGene:7157"),
+        ("NCBIGene:7157", "http://identifiers.org/ncbigene/7157"),
+        ("ncbigene:7157", "http://identifiers.org/ncbigene/7157"),
+        ("myLab:1", "https://bioregistry.io/myLab:1"),
         ("biolink:Gene", "https://w3id.org/biolink/vocab/Gene"),
         ("https://example.org/a", "https://example.org/a"),
         ("my node", "https://w3id.org/graphwright/node/my%20node"),

@@ -151,15 +151,16 @@ def id_prefixes(category: str) -> tuple[str, ...]:
 
 
 def prefix_order() -> tuple[str, ...]:
-    """Every prefix a main class lists, ordered by its best position in any main class's
-    id_prefixes (then by that class's order); broad vocabularies come last."""
+    """Every prefix a main class lists, in the order it leads a set of equivalent ids: each
+    prefix belongs to the main class that lists it earliest; classes in `MAIN_CLASSES` order,
+    within a class its `id_prefixes` order. Broad vocabularies come last."""
     model = _model()
-    rank: dict[str, tuple[int, int]] = {}
+    home: dict[str, tuple[int, int]] = {}  # prefix -> (position, main class)
     for main, name in enumerate(MAIN_CLASSES):
         for position, prefix in enumerate(model.id_prefixes.get(name, ())):
             if prefix not in BROAD_PREFIXES:
-                rank[prefix] = min(rank.get(prefix, (position, main)), (position, main))
-    ordered = sorted(rank, key=lambda prefix: (*rank[prefix], prefix))
+                home[prefix] = min(home.get(prefix, (position, main)), (position, main))
+    ordered = sorted(home, key=lambda prefix: (home[prefix][1], home[prefix][0], prefix))
     return (*ordered, *sorted(BROAD_PREFIXES))
 
 

@@ -22,6 +22,17 @@ import orjson
 from graphwright.core.graph import check_graph, graph_lists, parse_json
 from graphwright.core.ids import normalize_curie, pick_leader, prefix_rank
 from graphwright.core.link_table import NO_LABEL, Carried, LinkTable, move_carried
+from graphwright.core.merge_rules import (
+    EQUIVALENT_IDS,
+    XREF,
+    XREF_LABEL,
+    MergeReport,
+    RefusedMerge,
+    declared_ids,
+    equivalence_fields,
+    merge_refusal,
+    node_categories,
+)
 from graphwright.core.merge_values import (
     CONFLICTS,
     PROVENANCE,
@@ -34,9 +45,6 @@ from graphwright.core.merge_values import (
     node_snapshot,
     owned,
 )
-
-EQUIVALENT_IDS = "equivalent_ids"
-EQUIVALENCE_FIELDS = (EQUIVALENT_IDS, "same_as", "xref")
 
 _NODE_FIXED = frozenset({"id", EQUIVALENT_IDS, PROVENANCE, CONFLICTS})
 _LINK_PARTS = frozenset({"source", "target", "label", "evidence"})
@@ -68,8 +76,15 @@ class GraphAccumulator:
     A record folded into another one stays in place, mapped to the one it joined.
     """
 
-    def __init__(self, *, key_by_source: bool = False) -> None:
+    def __init__(self, *, key_by_source: bool = False, xref_equivalence: bool = False) -> None:
         self._key_by_source = key_by_source
+        self._equivalence_fields = equivalence_fields(xref_equivalence=xref_equivalence)
+        self._xref_links = not xref_equivalence
+        self.report = MergeReport()
+        self._refused: set[tuple[str, str]] = set()
+        self._categories: dict[str, frozenset[str]] = {}  # class leader -> its categories
+        self._pending_xrefs: dict[str, list[int]] = {}  # xref id -> nodes naming it
+        self._new_links: list[int] = []  # xref links made during the current add
         self._result_ids: list[str] = []  # add number -> result id
         self._touched: list[tuple[np.ndarray, np.ndarray]] = []  # add number -> node, link indexes
         self._normalized: dict[str, str] = {}
@@ -124,6 +139,9 @@ class GraphAccumulator:
             self._result_ids.append(result_id if result_id is not None else f"result-{number + 1}")
             local = self._add_nodes(nodes, raws, number)
             indexes = self._add_links(links, read, local, number)
+            if self._new_links:
+                indexes.extend(self._new_links)
+                self._new_links = []
             touched_nodes = np.fromiter(local.values(), dtype=np.intp, count=len(local))
             self._touched.append((touched_nodes, np.array(indexes, dtype=np.intp)))
 
@@ -208,9 +226,20 @@ class GraphAccumulator:
         root_a, root_b = self._find(a), self._find(b)
         if root_a == root_b:
             return
+        categories_a = self._categories.get(root_a, frozenset())
+        categories_b = self._categories.get(root_b, frozenset())
+        refusal = merge_refusal(categories_a, categories_b)
+        if refusal is not None:
+            self._refuse(a, b, refusal)
+            return
         winner = pick_leader((root_a, root_b))
         loser = root_b if winner == root_a else root_a
         self._parent[loser] = winner
+        if categories_a or categories_b:
+            self._categories.pop(loser, None)
+            self._categories[winner] = categories_a | categories_b
+        if self._pending_xrefs:
+            self._resolve_xrefs(winner)
         members = self._members.pop(winner, [winner]) + self._members.pop(loser, [loser])
         self._members[winner] = members
         self._move_node(loser, winner)
@@ -271,9 +300,14 @@ class GraphAccumulator:
 
     def _merge_node(self, node: Record, raw: str, number: int) -> int:
         """The careful path: equivalences, a new record, or properties to merge."""
-        if EQUIVALENT_IDS in node or "same_as" in node or "xref" in node:
+        categories = node_categories(node)
+        if categories:
+            leader = self._leader(raw)
+            self._categories[leader] = self._categories.get(leader, frozenset()) | categories
+        declared = declared_ids(node, self._equivalence_fields)
+        if declared:
             node_id = self._normalize(raw)
-            for other in _declared_equivalents(node):
+            for other in declared:
                 self._union(node_id, self._normalize(other))
         index = self._node_of_raw.get(raw)
         inserted = False
@@ -284,6 +318,8 @@ class GraphAccumulator:
                 index, inserted = self._insert_node(leader, node), True
             self._node_of_raw[raw] = index
         _carry(self._carried_nodes, index, node, number, before=inserted)
+        if self._xref_links and XREF in node:
+            self._link_xrefs(index, declared_ids(node, (XREF,)))
         record = self._nodes[index]
         if not node.items() <= record.items():
             if not inserted:
@@ -303,7 +339,46 @@ class GraphAccumulator:
             record[EQUIVALENT_IDS] = sorted(members, key=prefix_rank)
         index = self._node_at[leader] = len(self._nodes)
         self._nodes.append(record)
+        if self._pending_xrefs:
+            self._resolve_xrefs(leader)
         return index
+
+    def _refuse(self, a: str, b: str, reason: str) -> None:
+        pair = (a, b) if a <= b else (b, a)
+        if pair not in self._refused:
+            self._refused.add(pair)
+            self.report.refused.append(RefusedMerge(a, b, reason))
+
+    # -- xref links --------------------------------------------------------------------------
+
+    def _link_xrefs(self, index: int, xrefs: list[str]) -> None:
+        """Link a node to each stored node its `xref` names (later ones when they arrive)."""
+        for xref in xrefs:
+            target_id = self._normalize(xref)
+            target = self._node_at.get(self._find(target_id))
+            if target is None:
+                self._pending_xrefs.setdefault(target_id, []).append(index)
+            elif target != index:
+                self._add_xref_link(index, target)
+
+    def _resolve_xrefs(self, leader: str) -> None:
+        """Link the nodes waiting for an id of this class, now that it has a node."""
+        target = self._node_at.get(leader)
+        if target is None:
+            return
+        for member in self._members.get(leader) or (leader,):
+            for source in self._pending_xrefs.pop(member, ()):
+                self._add_xref_link(self._live_node(source), target)
+
+    def _add_xref_link(self, source: int, target: int) -> None:
+        if source == target:
+            return
+        kind: Any = (XREF_LABEL, None) if self._key_by_source else XREF_LABEL
+        indexes, start = self._links.upsert([source], [target], [kind])
+        if indexes[0] >= start:
+            self._links.merge_evidence(indexes, [()], canonical=True)
+            self.report.xref_links += 1
+        self._new_links.extend(indexes)
 
     # -- links -----------------------------------------------------------------------------------
 
@@ -496,14 +571,3 @@ def primary_knowledge_source(link: Any) -> str | None:
             resource = source.get("resource_id")
             return resource if resource is None or isinstance(resource, str) else str(resource)
     return None
-
-
-def _declared_equivalents(node: Record) -> list[str]:
-    found: list[str] = []
-    for field in EQUIVALENCE_FIELDS:
-        value = node.get(field)
-        if isinstance(value, str):
-            value = [value]
-        if isinstance(value, list):
-            found.extend(item for item in value if isinstance(item, str) and item.strip())
-    return found
