@@ -1,12 +1,15 @@
 """`graphwright graph` on KGX files as KG-Hub ships them: nodes-only and edges-only files merged
-across files (--strict refuses what no file holds), and KGX's JSON Lines pair for `.jsonl`."""
+across files (--strict refuses what no file holds), KGX's JSON Lines pair for `.jsonl`, and
+`merge --normalize` when the Node Normalizer cannot be reached."""
 
 from __future__ import annotations
 
 import shutil
+import socket
 from pathlib import Path
 
 import orjson
+import pytest
 from typer.testing import CliRunner
 
 from graphwright.cli import app
@@ -31,8 +34,11 @@ def test_merge_of_a_nodes_file_and_an_edges_file_infers_only_what_no_file_holds(
     assert "no file holds CHEBI:16236; added it as ChemicalEntity" in result.output
     merged = orjson.loads(out.read_bytes())
     names = {node["id"]: node.get("name") for node in merged["nodes"]}
-    assert names == {"NCBITaxon:562": "Escherichia coli", "CHEBI:17234": "glucose",
-                     "CHEBI:16236": None}  # fmt: skip
+    assert names == {
+        "NCBITaxon:562": "Escherichia coli",
+        "CHEBI:17234": "glucose",
+        "CHEBI:16236": None,
+    }
     assert len(merged["links"]) == 2  # e1 and e3 share subject, predicate and object
 
 
@@ -54,3 +60,35 @@ def test_convert_to_jsonl_writes_the_pair_kgx_reads(tmp_path: Path) -> None:
     written = [(tmp_path / name).read_text() for name in ("out_nodes.jsonl", "out_edges.jsonl")]
     graph = read_graph_pair(*written, "kgx-jsonl")
     assert [node["id"] for node in graph["nodes"]] == ["NCBITaxon:562", "CHEBI:17234"]
+
+
+def test_merge_normalize_offline_falls_back_to_the_input_equivalences(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphwright.settings import get_settings
+
+    with socket.socket() as closed:  # a port nothing listens on: the service is unreachable
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setenv("GRAPHWRIGHT_NODE_NORMALIZER_URL", f"http://127.0.0.1:{port}")
+    get_settings.cache_clear()
+    source = tmp_path / "genes.json"
+    source.write_bytes(
+        orjson.dumps(
+            {
+                "nodes": [
+                    {"id": "HGNC:11998", "equivalent_ids": ["NCBIGene:7157"]},
+                    {"id": "NCBIGene:7157"},
+                ],
+                "links": [],
+            }
+        )
+    )
+    out = tmp_path / "merged.json"
+    try:
+        result = _run("merge", str(source), "-o", str(out), "--normalize")
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 0, result.output
+    assert "merged with the equivalences in the input only" in result.output
+    assert [node["id"] for node in orjson.loads(out.read_bytes())["nodes"]] == ["NCBIGene:7157"]

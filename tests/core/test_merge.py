@@ -434,8 +434,9 @@ def test_an_xref_is_a_link_not_a_merge() -> None:
         "xref",
         "GO:0006915",
     )
-    assert xref["provenance"] == ["result-2"]
-    assert accumulator.report.xref_links == 1
+    assert xref["provenance"] == ["result-1"]  # the node that names the xref
+    assert accumulator.link_count == 1
+    assert orjson.loads(accumulator.to_json())["links"] == [xref]
 
 
 def test_an_xref_merges_when_the_setting_says_so() -> None:

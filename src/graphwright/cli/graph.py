@@ -7,6 +7,7 @@ the pair's files, or a prefix `P` naming `P_nodes.<ext>` and `P_edges.<ext>`.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Annotated, Any
@@ -33,6 +34,8 @@ from graphwright.core.merge import GraphAccumulator
 from graphwright.core.merge_files import merge_files
 from graphwright.core.stats import graph_stats
 from graphwright.errors import InvalidInput
+from graphwright.settings import get_settings
+from graphwright.sources.node_normalizer import NodeNormalizer, normalize_graphs
 
 app = typer.Typer(help="Merge, convert and inspect knowledge-graph files.", no_args_is_help=True)
 
@@ -69,6 +72,14 @@ def merge(
         typer.Option("--key-by-source", help="Keep links from different primary sources apart."),
     ] = False,
     strict: StrictOption = False,
+    normalize: Annotated[
+        bool,
+        typer.Option(
+            "--normalize",
+            help="Ask the Translator Node Normalizer which ids name one entity "
+            "(offline: only the equivalences in the files).",
+        ),
+    ] = False,
 ) -> None:
     """Merge graph files and tool results: nodes by id, links by source, label and target."""
     accumulator = GraphAccumulator(key_by_source=key_by_source)
@@ -77,15 +88,22 @@ def merge(
         with bad_input_exits(str(path)):
             named.extend((path.name, g) for g in _read_graphs(path, from_fmt, partial=True))
     graph_count = len(named)
+    if normalize:
+        client = NodeNormalizer(get_settings().node_normalizer_url)
+        named, note = asyncio.run(normalize_graphs(named, client))
+        if note:
+            console.print(escape(note), highlight=False, soft_wrap=True)
     with bad_input_exits(" ".join(map(str, files))):
         outcome = merge_files(accumulator, named, strict=strict)
-    for node in outcome.inferred:
-        console.print(
-            f"{escape(node.result_id)}: no file holds {escape(node.id)}; "
-            f"added it as {escape(node.category)}",
-            highlight=False,
-            soft_wrap=True,
-        )
+    notes = [
+        f"{node.result_id}: no file holds {node.id}; added it as {node.category}"
+        for node in outcome.inferred
+    ] + [
+        f"kept {item.first} and {item.second} apart: {item.reason}"
+        for item in accumulator.report.refused
+    ]
+    for note in notes:
+        console.print(escape(note), highlight=False, soft_wrap=True)
     with bad_input_exits(output):
         written = _write(accumulator.to_graph(), output, _output_format(output, fmt))
     console.print(

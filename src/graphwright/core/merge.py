@@ -83,8 +83,7 @@ class GraphAccumulator:
         self.report = MergeReport()
         self._refused: set[tuple[str, str]] = set()
         self._categories: dict[str, frozenset[str]] = {}  # class leader -> its categories
-        self._pending_xrefs: dict[str, list[int]] = {}  # xref id -> nodes naming it
-        self._new_links: list[int] = []  # xref links made during the current add
+
         self._result_ids: list[str] = []  # add number -> result id
         self._touched: list[tuple[np.ndarray, np.ndarray]] = []  # add number -> node, link indexes
         self._normalized: dict[str, str] = {}
@@ -107,7 +106,7 @@ class GraphAccumulator:
 
     @property
     def link_count(self) -> int:
-        return self._links.live_count
+        return self._links.live_count + len(self._xref_pairs())
 
     def knows(self, node_id: str) -> bool:
         """Whether a stored node has this id (in any spelling, or as an equivalent id)."""
@@ -139,9 +138,6 @@ class GraphAccumulator:
             self._result_ids.append(result_id if result_id is not None else f"result-{number + 1}")
             local = self._add_nodes(nodes, raws, number)
             indexes = self._add_links(links, read, local, number)
-            if self._new_links:
-                indexes.extend(self._new_links)
-                self._new_links = []
             touched_nodes = np.fromiter(local.values(), dtype=np.intp, count=len(local))
             self._touched.append((touched_nodes, np.array(indexes, dtype=np.intp)))
 
@@ -152,7 +148,10 @@ class GraphAccumulator:
             names = [record["id"] for record in self._nodes]
             return {
                 "nodes": [fresh_copy(record, node_ids[index]) for index, record in self._live()],
-                "links": self._links.records(range(len(self._links)), link_ids, names, fresh=True),
+                "links": [
+                    *self._links.records(range(len(self._links)), link_ids, names, fresh=True),
+                    *self._xref_records(node_ids, fresh=True),
+                ],
             }
 
     def to_json(self) -> bytes:
@@ -168,6 +167,9 @@ class GraphAccumulator:
                 chunk = self._links.records(indexes, link_ids, names, fresh=False)
                 if chunk:
                     links.append(orjson.dumps(chunk)[1:-1])
+            xrefs = self._xref_records(node_ids, fresh=False)
+            if xrefs:
+                links.append(orjson.dumps(xrefs)[1:-1])
         return b'{"nodes":%b,"links":[%b]}' % (orjson.dumps(nodes), b",".join(links))
 
     # -- provenance ------------------------------------------------------------------------------
@@ -238,8 +240,6 @@ class GraphAccumulator:
         if categories_a or categories_b:
             self._categories.pop(loser, None)
             self._categories[winner] = categories_a | categories_b
-        if self._pending_xrefs:
-            self._resolve_xrefs(winner)
         members = self._members.pop(winner, [winner]) + self._members.pop(loser, [loser])
         self._members[winner] = members
         self._move_node(loser, winner)
@@ -318,8 +318,6 @@ class GraphAccumulator:
                 index, inserted = self._insert_node(leader, node), True
             self._node_of_raw[raw] = index
         _carry(self._carried_nodes, index, node, number, before=inserted)
-        if self._xref_links and XREF in node:
-            self._link_xrefs(index, declared_ids(node, (XREF,)))
         record = self._nodes[index]
         if not node.items() <= record.items():
             if not inserted:
@@ -339,8 +337,6 @@ class GraphAccumulator:
             record[EQUIVALENT_IDS] = sorted(members, key=prefix_rank)
         index = self._node_at[leader] = len(self._nodes)
         self._nodes.append(record)
-        if self._pending_xrefs:
-            self._resolve_xrefs(leader)
         return index
 
     def _refuse(self, a: str, b: str, reason: str) -> None:
@@ -351,34 +347,35 @@ class GraphAccumulator:
 
     # -- xref links --------------------------------------------------------------------------
 
-    def _link_xrefs(self, index: int, xrefs: list[str]) -> None:
-        """Link a node to each stored node its `xref` names (later ones when they arrive)."""
-        for xref in xrefs:
-            target_id = self._normalize(xref)
-            target = self._node_at.get(self._find(target_id))
-            if target is None:
-                self._pending_xrefs.setdefault(target_id, []).append(index)
-            elif target != index:
-                self._add_xref_link(index, target)
+    def _xref_pairs(self) -> list[tuple[int, int]]:
+        """(node, node it names in `xref`) for the merged nodes, each pair once: an xref is a
+        link between two nodes of the graph, not a merge (docs/merge.md)."""
+        if not self._xref_links:
+            return []
+        pairs: dict[tuple[int, int], None] = {}
+        for index, record in self._live():
+            if XREF not in record:
+                continue
+            for xref in declared_ids(record, (XREF,)):
+                target = self._node_at.get(self._leader(xref))
+                if target is not None and target != index:
+                    pairs[(index, target)] = None
+        return list(pairs)
 
-    def _resolve_xrefs(self, leader: str) -> None:
-        """Link the nodes waiting for an id of this class, now that it has a node."""
-        target = self._node_at.get(leader)
-        if target is None:
-            return
-        for member in self._members.get(leader) or (leader,):
-            for source in self._pending_xrefs.pop(member, ()):
-                self._add_xref_link(self._live_node(source), target)
-
-    def _add_xref_link(self, source: int, target: int) -> None:
-        if source == target:
-            return
-        kind: Any = (XREF_LABEL, None) if self._key_by_source else XREF_LABEL
-        indexes, start = self._links.upsert([source], [target], [kind])
-        if indexes[0] >= start:
-            self._links.merge_evidence(indexes, [()], canonical=True)
-            self.report.xref_links += 1
-        self._new_links.extend(indexes)
+    def _xref_records(
+        self, node_ids: list[tuple[str, ...]], *, fresh: bool
+    ) -> list[dict[str, Any]]:
+        names = [record["id"] for record in self._nodes]
+        return [
+            {
+                "source": names[source],
+                "target": names[target],
+                "label": XREF_LABEL,
+                "evidence": [],
+                PROVENANCE: list(node_ids[source]) if fresh else node_ids[source],
+            }
+            for source, target in self._xref_pairs()
+        ]
 
     # -- links -----------------------------------------------------------------------------------
 

@@ -31,17 +31,15 @@ class RefusedMerge:
 
 @dataclass
 class MergeReport:
-    """What a merge decided beyond its output: refused merges and xref links."""
+    """What a merge decided beyond its output: the merges it refused."""
 
     refused: list[RefusedMerge] = field(default_factory=list)
-    xref_links: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "refused_merges": [
                 {"ids": [item.first, item.second], "reason": item.reason} for item in self.refused
             ],
-            "xref_links": self.xref_links,
         }
 
 
@@ -80,3 +78,19 @@ def merge_refusal(first: frozenset[str], second: frozenset[str]) -> str | None:
         return None
     ok, reason = biolink.compatible(first, second)
     return None if ok else reason
+
+
+def with_equivalents(
+    graph: dict[str, Any], equivalents: dict[str, tuple[str, ...]]
+) -> dict[str, Any]:
+    """`graph` with each node's `equivalent_ids` extended by the ids an equivalence service
+    gave for its id (a new graph; nodes the service did not know are kept as they are)."""
+    nodes = []
+    for node in graph["nodes"]:
+        extra = equivalents.get(node["id"])
+        own = node.get(EQUIVALENT_IDS)
+        if extra and (own is None or isinstance(own, str | list)):
+            declared = [own] if isinstance(own, str) else list(own or [])
+            node = {**node, EQUIVALENT_IDS: list(dict.fromkeys([*declared, *extra]))}
+        nodes.append(node)
+    return {**graph, "nodes": nodes}

@@ -282,7 +282,11 @@ def _knowledge_graph(document: Any) -> dict[str, Any]:
         document = document["knowledge_graph"]
         if document is None:
             raise GraphFormatError("TRAPI message has no knowledge_graph (it is null)")
-    if isinstance(document, dict) and isinstance(document.get("nodes"), list):
+    if (
+        isinstance(document, dict)
+        and isinstance(document.get("nodes"), list)
+        and isinstance(document.get("edges", []), list)
+    ):  # TRAPI 0.9: lists of nodes and edges
         return {**document, "nodes": _old_nodes(document["nodes"])}
     if not isinstance(document, dict) or not isinstance(document.get("nodes"), dict):
         raise GraphFormatError(
