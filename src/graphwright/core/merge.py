@@ -108,6 +108,10 @@ class GraphAccumulator:
     def link_count(self) -> int:
         return self._links.live_count + len(self._xref_pairs())
 
+    def distinct_ids(self) -> list[str]:
+        """Every distinct id spelling seen so far; each was normalised once (cached)."""
+        return list(self._normalized)
+
     def knows(self, node_id: str) -> bool:
         """Whether a stored node has this id (in any spelling, or as an equivalent id)."""
         return self._leader(node_id) in self._node_at
