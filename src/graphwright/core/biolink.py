@@ -32,6 +32,9 @@ MAIN_CLASSES = (
     "biological process", "molecular activity", "pathway", "cellular component",
     "anatomical entity", "cell", "organism taxon", "publication",
 )  # fmt: skip
+# A prefix among the first few of several main classes is inferred as their common class.
+_NEAR_TOP = 6
+_GENERIC = frozenset({"entity", "named thing", "biological entity", "thing with taxon"})
 # Cross-domain vocabularies: listed by many classes, they never decide a category or lead.
 BROAD_PREFIXES = frozenset({"UMLS", "MESH", "NCIT", "SNOMEDCT", "MEDDRA", "ICD10"})
 
@@ -101,7 +104,9 @@ def _ancestors(name: str, classes: dict, *, with_mixins: bool) -> frozenset[str]
 
 def _prefix_categories(classes: dict, parents: dict[str, frozenset[str]]) -> dict[str, str]:
     """Prefix -> the class that lists it earliest in its id_prefixes, main classes first, the
-    most general on a tie: CHEBI -> ChemicalEntity, HGNC -> Gene, MONDO -> Disease."""
+    most general on a tie: CHEBI -> ChemicalEntity, HGNC -> Gene, MONDO -> Disease; a prefix
+    near the top of several main classes gets their closest common class (EFO ->
+    DiseaseOrPhenotypicFeature, KEGG -> BiologicalProcess)."""
     best: dict[str, tuple[bool, int, int, int, int, str]] = {}
     for order, (name, spec) in enumerate(classes.items()):
         if not spec or spec.get("mixin"):
@@ -113,7 +118,18 @@ def _prefix_categories(classes: dict, parents: dict[str, frozenset[str]]) -> dic
             rank = (main == len(MAIN_CLASSES), position, main, len(parents[name]), order, name)
             if prefix not in best or rank < best[prefix]:
                 best[prefix] = rank
-    return {prefix: class_curie(rank[-1]) for prefix, rank in best.items()}
+    inferred = {prefix: class_curie(rank[-1]) for prefix, rank in best.items()}
+    near: dict[str, list[str]] = {}  # prefix -> main classes listing it among their first few
+    for name in MAIN_CLASSES:
+        for prefix in (classes.get(name) or {}).get("id_prefixes", ())[:_NEAR_TOP]:
+            near.setdefault(prefix, []).append(name)
+    for prefix, names in near.items():
+        common = frozenset.intersection(*(parents[name] for name in names)) - _GENERIC
+        if len(names) > 1 and common and prefix not in BROAD_PREFIXES:
+            # listed near the top by several classes (EFO: Disease and PhenotypicFeature):
+            # their closest common class, unless that says nothing (Gene and Protein)
+            inferred[prefix] = class_curie(max(common, key=lambda name: len(parents[name])))
+    return inferred
 
 
 # -- slots -----------------------------------------------------------------------------------

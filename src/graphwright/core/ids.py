@@ -41,6 +41,7 @@ _REDUNDANT_URI = re.compile(
     r"https?://(?:www\.)?(?:identifiers\.org/[^/]*:|bioregistry\.io/|n2t\.net/|bio2rdf\.org/"
     r"|[^/]*/.*\?)"
 )
+_BIOREGISTRY_SYNONYM = re.compile(r"https?://bioregistry\.io/([A-Za-z][\w.-]*):")
 _OBO_PURL = re.compile(r"https?://purl\.obolibrary\.org/obo/([A-Za-z][A-Za-z0-9]*)_(\S+)")
 _PMID_TEXT = re.compile(
     r"\s*(?:pmid\s*:?\s*|(?:https?://)?(?:www\.)?pubmed\.ncbi\.nlm\.nih\.gov/)(\d+)/?\s*",
@@ -80,7 +81,14 @@ def _prefix_map() -> list[tuple[str, str, list[str], list[str]]]:
     by_uri = {entry[1]: entry for entry in entries.values()}
     by_name = {prefix.lower(): entry for prefix, entry in entries.items()}
     for prefix, uri, aliases, uri_aliases in _bioregistry():
-        entry = by_uri.get(uri) or by_name.get(prefix.lower())
+        # the Biolink prefix this record is: by its URI, its name, then its synonyms
+        candidates = [
+            by_uri.get(uri),
+            by_name.get(prefix.lower()),
+            *(by_uri.get(alias) for alias in uri_aliases),
+            *(by_name.get(alias.lower()) for alias in aliases),
+        ]
+        entry = next((found for found in candidates if found is not None), None)
         if entry is None:
             entry = entries[prefix] = (prefix, uri, [], [])
             by_name[prefix.lower()] = entry
@@ -112,7 +120,12 @@ def _bioregistry() -> list[tuple[str, str, list[str], list[str]]]:
             canonical[prefix] = (uri, [], [])
     by_uri = {uri: prefix for prefix, (uri, _, _) in canonical.items()}
     for _, prefix, uri, status in rows:
-        if status == "prefix_alias" and prefix in canonical and not _REDUNDANT_URI.match(uri):
+        if status != "prefix_alias" or prefix not in canonical:
+            continue
+        synonym = _BIOREGISTRY_SYNONYM.fullmatch(uri)
+        if synonym:  # Bioregistry lists its prefix synonyms as resolver URIs
+            canonical[prefix][1].append(synonym.group(1))
+        elif not _REDUNDANT_URI.match(uri):
             canonical[prefix][2].append(uri)
         elif status == "namespace_alias" and uri in by_uri:
             canonical[by_uri[uri]][1].append(prefix)

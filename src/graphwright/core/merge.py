@@ -83,6 +83,7 @@ class GraphAccumulator:
         self.report = MergeReport()
         self._refused: set[tuple[str, str]] = set()
         self._categories: dict[str, frozenset[str]] = {}  # class leader -> its categories
+        self._typed_ids: set[str] = set()  # ids whose own nodes came with a category
 
         self._result_ids: list[str] = []  # add number -> result id
         self._touched: list[tuple[np.ndarray, np.ndarray]] = []  # add number -> node, link indexes
@@ -306,8 +307,7 @@ class GraphAccumulator:
         """The careful path: equivalences, a new record, or properties to merge."""
         categories = node_categories(node)
         if categories:
-            leader = self._leader(raw)
-            self._categories[leader] = self._categories.get(leader, frozenset()) | categories
+            self._note_categories(self._normalize(raw), categories)
         declared = declared_ids(node, self._equivalence_fields)
         if declared:
             node_id = self._normalize(raw)
@@ -339,9 +339,45 @@ class GraphAccumulator:
         members = self._members.get(leader)
         if members is not None:
             record[EQUIVALENT_IDS] = sorted(members, key=prefix_rank)
+        elif EQUIVALENT_IDS in record:  # every declared equivalence was refused
+            record[EQUIVALENT_IDS] = [leader]
         index = self._node_at[leader] = len(self._nodes)
         self._nodes.append(record)
         return index
+
+    def _note_categories(self, node_id: str, categories: frozenset[str]) -> None:
+        """Add a node's categories to its class. The first typed node of an id that an earlier
+        declaration put in a class of incompatible categories leaves that class instead."""
+        leader = self._find(node_id)
+        known = self._categories.get(leader, frozenset())
+        if known and node_id not in self._typed_ids and leader in self._members:
+            refusal = merge_refusal(known, categories)
+            if refusal is not None:
+                self._refuse(node_id, leader, refusal)
+                self._detach(node_id, leader)
+                leader, known = node_id, frozenset()
+        self._typed_ids.add(node_id)
+        self._categories[leader] = known | categories
+
+    def _detach(self, node_id: str, leader: str) -> None:
+        """Take `node_id` out of its class (it has no record of its own yet)."""
+        rest = [member for member in self._members.pop(leader) if member != node_id]
+        new_leader = pick_leader(rest) if leader == node_id else leader
+        for member in rest:
+            self._parent[member] = new_leader
+        self._parent.pop(new_leader, None)
+        self._parent.pop(node_id, None)
+        if len(rest) > 1:
+            self._members[new_leader] = rest
+        self._categories[new_leader] = self._categories.pop(leader, frozenset())
+        index = self._node_at.pop(leader, None)
+        if index is not None:
+            self._node_at[new_leader] = index
+            record = self._nodes[index]
+            record["id"] = new_leader
+            record[EQUIVALENT_IDS] = sorted(rest, key=prefix_rank)
+        self._node_of_raw.clear()
+        self._merged_node.clear()
 
     def _refuse(self, a: str, b: str, reason: str) -> None:
         pair = (a, b) if a <= b else (b, a)
