@@ -99,3 +99,20 @@ async def test_offline_the_merge_keeps_the_equivalences_of_the_input() -> None:
     graphs, note = await normalize_graphs(named, down)
     assert graphs == named
     assert note is not None and "equivalences in the input only" in note
+
+
+async def test_the_kg_tools_add_equivalent_ids_when_asked() -> None:
+    from graphwright.sources import kg
+    from graphwright.sources.service import KnowledgeGraphService
+
+    service = KnowledgeGraphService(
+        sample=kg.SampleKG.bundled(), normalizer=NodeNormalizer(URL, transport=recorded([]))
+    )
+    plain = await service.neighbors("NCBIGene:7157", limit=5)
+    asked = await service.neighbors("NCBIGene:7157", limit=5, normalize=True)
+    tp53 = next(node for node in asked.graph["nodes"] if node["id"] == "NCBIGene:7157")
+    assert "HGNC:11998" in tp53["equivalent_ids"]
+    assert [n["id"] for n in asked.graph["nodes"]] == [n["id"] for n in plain.graph["nodes"]]
+    offline = KnowledgeGraphService(sample=kg.SampleKG.bundled())
+    answer = await offline.neighbors("NCBIGene:7157", limit=5, normalize=True)
+    assert any("Node Normalizer is off" in note for note in answer.result.notes)
