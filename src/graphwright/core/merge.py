@@ -8,12 +8,8 @@ O(size of that result). The rules are in docs/merge.md.
 from __future__ import annotations
 
 import gc
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from itertools import chain
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -21,7 +17,9 @@ import orjson
 
 from graphwright.core.graph import check_graph, graph_lists, parse_json
 from graphwright.core.ids import normalize_curie, pick_leader, prefix_rank
-from graphwright.core.link_table import NO_LABEL, Carried, LinkTable, move_carried
+from graphwright.core.link_table import Carried, LinkTable, move_carried
+from graphwright.core.merge_links import Links, plain_node_ids, read_links
+from graphwright.core.merge_provenance import ResultIds, carry, fold_roots, with_carried
 from graphwright.core.merge_rules import (
     EQUIVALENT_IDS,
     XREF,
@@ -37,9 +35,7 @@ from graphwright.core.merge_values import (
     CONFLICTS,
     PROVENANCE,
     Record,
-    canonical_json,
     fresh_copy,
-    hash_key,
     merge_conflicts,
     merge_properties,
     node_snapshot,
@@ -47,23 +43,7 @@ from graphwright.core.merge_values import (
 )
 
 _NODE_FIXED = frozenset({"id", EQUIVALENT_IDS, PROVENANCE, CONFLICTS})
-_LINK_PARTS = frozenset({"source", "target", "label", "evidence"})
-_node_id = itemgetter("id")
-_CANONICAL_PMIDS = re.compile(r"(?:PMID:[1-9][0-9]*\n)*")
 _JSON_SLICE = 10_000
-
-
-@dataclass(slots=True)
-class _Links:
-    """A result's links, read (and checked) before anything is stored."""
-
-    sources: tuple[Any, ...]
-    targets: tuple[Any, ...]
-    labels: tuple[Any, ...]  # as given (NO_LABEL when absent)
-    kinds: tuple[Any, ...] | list[Any]  # the label part of the link keys (and primary source)
-    evidence: tuple[Any, ...]
-    canonical: bool  # every evidence is a list of `PMID:<digits>` strings
-    unusual: list[int]  # positions of links with an unusual label or fields besides the four
 
 
 class GraphAccumulator:
@@ -133,8 +113,8 @@ class GraphAccumulator:
         data = parse_json(graph) if isinstance(graph, str | bytes) else graph
         nodes, links = graph_lists(data)
         with _collector_paused():
-            read = self._read_links(links)
-            raws = _plain_node_ids(nodes, read)
+            read = read_links(links, key_by_source=self._key_by_source)
+            raws = plain_node_ids(nodes, read)
             if raws is None:
                 # names the problem, or accepts ends that match once normalised (or are stored)
                 check_graph(data, known=self.knows if stored_ends else None)
@@ -184,8 +164,8 @@ class GraphAccumulator:
         words = max(1, -(-len(self._result_ids) // 64))
         node_masks = np.zeros((len(self._nodes), words), dtype=np.uint64)
         link_masks = np.zeros((len(self._links), words), dtype=np.uint64)
-        node_root = _roots(len(self._nodes), self._folded_nodes)
-        link_root = _roots(len(self._links), self._links.folded)
+        node_root = fold_roots(len(self._nodes), self._folded_nodes)
+        link_root = fold_roots(len(self._links), self._links.folded)
         for number, (nodes, links) in enumerate(self._touched):
             word, bit = divmod(number, 64)
             flag = np.uint64(1 << bit)
@@ -203,10 +183,10 @@ class GraphAccumulator:
         for word in range(1, masks.shape[1]):
             high = masks[:, word].tolist()
             values = [low | part << 64 * word for low, part in zip(values, high, strict=True)]
-        ids = _ResultIds(self._result_ids)
+        ids = ResultIds(self._result_ids)
         decoded = list(map(ids.__getitem__, values))
         for index, entries in carried.items():
-            decoded[index] = _with_carried(values[index], entries, self._result_ids)
+            decoded[index] = with_carried(values[index], entries, self._result_ids)
         return decoded
 
     # -- identifiers -----------------------------------------------------------------------------
@@ -321,7 +301,7 @@ class GraphAccumulator:
             if index is None:
                 index, inserted = self._insert_node(leader, node), True
             self._node_of_raw[raw] = index
-        _carry(self._carried_nodes, index, node, number, before=inserted)
+        carry(self._carried_nodes, index, node, number, before=inserted)
         record = self._nodes[index]
         if not node.items() <= record.items():
             if not inserted:
@@ -419,23 +399,8 @@ class GraphAccumulator:
 
     # -- links -----------------------------------------------------------------------------------
 
-    def _read_links(self, links: list[Any]) -> _Links:
-        try:  # a subscript per field: the cheapest read of a link of the usual shape
-            rows = [(link["source"], link["target"], link["label"], link["evidence"])
-                    for link in links]  # fmt: skip
-            complete = True
-        except (KeyError, TypeError):  # a field missing, or not an object (validation says)
-            rows = [_loose_parts(link) for link in links]
-            complete = False
-        sources, targets, labels, evidence = zip(*rows, strict=True) if rows else ((),) * 4
-        unusual, kinds = _unusual_links(links, labels, complete=complete)
-        if self._key_by_source:
-            primary = map(primary_knowledge_source, links)
-            kinds = list(zip(kinds, primary, strict=True))
-        return _Links(sources, targets, labels, kinds, evidence, _is_canonical(evidence), unusual)
-
     def _add_links(
-        self, links: list[Any], read: _Links, local: dict[str, int], number: int
+        self, links: list[Any], read: Links, local: dict[str, int], number: int
     ) -> list[int]:
         """Merge the links; return their indexes."""
         try:
@@ -455,129 +420,12 @@ class GraphAccumulator:
                 link, index = links[position], indexes[position]
                 created = index >= start and first_position[index] == position
                 table.merge_link(index, link, read.labels[position], created=created)
-                _carry(table.carried, index, link, number, before=created)
+                carry(table.carried, index, link, number, before=created)
         return indexes
 
     def _node_index(self, raw: Any, local: dict[str, int]) -> int:
         index = local.get(raw)
         return index if index is not None else self._node_at[self._leader(raw)]
-
-
-def _carry(
-    table: dict[int, list[Carried]], index: int, item: Record, number: int, *, before: bool
-) -> None:
-    """Note the result ids an input node or link carried (a merged graph added again)."""
-    carried = item.get(PROVENANCE)
-    if carried:
-        items = carried if isinstance(carried, list | tuple) else [carried]
-        ids = tuple(dict.fromkeys(item for item in items if isinstance(item, str)))
-        if ids:
-            table.setdefault(index, []).append((number, ids, before))
-
-
-def _plain_node_ids(nodes: list[Any], read: _Links) -> list[str] | None:
-    """The nodes' ids, if every node is an object with a plain, non-empty string id and every
-    link end names one of them exactly as written; else None (validation must look closer)."""
-    try:
-        raws = list(map(_node_id, nodes))
-        known = set(raws)
-        ends_known = known.issuperset(read.sources) and known.issuperset(read.targets)
-    except (KeyError, TypeError):
-        return None
-    if not ends_known or set(map(type, known)) - {str} or "" in set(map(str.strip, known)):
-        return None
-    return raws
-
-
-def _loose_parts(link: Any) -> tuple[Any, Any, Any, Any]:
-    if type(link) is not dict:
-        return (None, None, None, None)
-    return (link.get("source"), link.get("target"), link.get("label", NO_LABEL),
-            link.get("evidence"))  # fmt: skip
-
-
-def _unusual_links(
-    links: list[Any], labels: tuple[Any, ...], *, complete: bool
-) -> tuple[list[int], Any]:
-    """Positions of the links that need the careful path, and the labels as link-key parts."""
-    usual = not set(map(type, labels)) - {str} and "" not in labels
-    kinds = labels if usual else [_label_key(label) for label in labels]
-    if complete and usual:
-        return [position for position, size in enumerate(map(len, links)) if size > 4], kinds
-    unusual = [
-        position
-        for position, (link, label) in enumerate(zip(links, labels, strict=True))
-        if not (type(label) is str and label)
-        or (type(link) is dict and not link.keys() <= _LINK_PARTS)
-    ]
-    return unusual, kinds
-
-
-def _label_key(label: Any) -> Any:
-    if label is NO_LABEL or not label:
-        return ""
-    return hash_key(label)
-
-
-def _is_canonical(evidence: tuple[Any, ...]) -> bool:
-    """Whether every evidence is a list of canonical PMID strings (`PMID:<digits>`), checked
-    with one regular expression over all the items joined."""
-    if set(map(type, evidence)) - {list}:
-        return False
-    items = list(chain.from_iterable(evidence))
-    if not items:
-        return True
-    try:
-        text = "\n".join(items)
-    except TypeError:
-        return False
-    return text.count("\n") == len(items) - 1 and bool(_CANONICAL_PMIDS.fullmatch(text + "\n"))
-
-
-def _roots(size: int, folded: dict[int, int]) -> np.ndarray:
-    """index -> the live index it was folded into (itself if not folded)."""
-    roots = np.arange(size, dtype=np.intp)
-    for index in folded:
-        root = index
-        while (kept := folded.get(root)) is not None:
-            root = kept
-        roots[index] = root
-    return roots
-
-
-def _with_carried(mask: int, entries: list[Carried], result_id_of: list[str]) -> tuple[str, ...]:
-    """Result ids in add order, each add's carried ids before or after its own result id."""
-    ids: dict[str, None] = {}
-    for number in _bits(mask):
-        added = [entry for entry in entries if entry[0] == number]
-        for _, carried, before in added:
-            if before:
-                ids.update(dict.fromkeys(carried))
-        ids[result_id_of[number]] = None
-        for _, carried, before in added:
-            if not before:
-                ids.update(dict.fromkeys(carried))
-    return tuple(ids)
-
-
-def _bits(mask: int) -> Iterator[int]:
-    while mask:
-        lowest = mask & -mask
-        yield lowest.bit_length() - 1
-        mask ^= lowest
-
-
-class _ResultIds(dict[int, tuple[str, ...]]):
-    """`ids[mask]`: the result ids of the adds whose bits are set, in add order, each once;
-    each distinct mask is decoded once."""
-
-    def __init__(self, result_id_of: list[str]) -> None:
-        super().__init__()
-        self._result_id_of = result_id_of
-
-    def __missing__(self, mask: int) -> tuple[str, ...]:
-        ids = self[mask] = tuple(dict.fromkeys(self._result_id_of[n] for n in _bits(mask)))
-        return ids
 
 
 @contextmanager
@@ -594,17 +442,3 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def primary_knowledge_source(link: Any) -> str | None:
-    """Translator's primary knowledge source of a link, from its field or its `sources` list."""
-    if type(link) is not dict:
-        return None
-    value = link.get("primary_knowledge_source")
-    if value:
-        return value if isinstance(value, str) else canonical_json(value).decode()
-    for source in link.get("sources") or ():
-        if isinstance(source, dict) and source.get("resource_role") == "primary_knowledge_source":
-            resource = source.get("resource_id")
-            return resource if resource is None or isinstance(resource, str) else str(resource)
-    return None

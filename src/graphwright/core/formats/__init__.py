@@ -18,7 +18,7 @@ from pathlib import PurePath
 from typing import Any
 
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
-from graphwright.core.formats import cytoscape, graph_json, graphml, kgx, rdf, trapi
+from graphwright.core.formats import cytoscape, graph_json, graphml, kgx, rdf, trapi, trapi_read
 from graphwright.core.graph import GraphFormatError, complete_graph, load_graph, parse_json
 
 Graph = dict[str, Any]
@@ -59,7 +59,7 @@ FORMATS: dict[str, GraphFormat] = {
             "TRAPI 1.5 knowledge_graph (reads a message or response too)",
             (".trapi.json",),
             trapi.write,
-            trapi.read,
+            trapi_read.read,
         ),
         GraphFormat(
             "kgx-jsonl",
@@ -255,7 +255,7 @@ def read_graphs(
             raise GraphFormatError(f"tool result holds no {KNOWLEDGE_GRAPH} artifact")
         return graphs
     if chosen == "trapi" or (fmt is None and _looks_like_trapi(document)):
-        return [trapi.from_document(document)]
+        return [trapi_read.from_document(document)]
     if fmt is None and kgx.looks_like_kgx_json(document):
         return [_completed(kgx.from_json_document(document), strict=strict, partial=partial)]
     return [load_graph(document)]
@@ -268,5 +268,5 @@ def _looks_like_trapi(document: Any) -> bool:
         "message" in document
         or "knowledge_graph" in document
         or (isinstance(document.get("nodes"), dict) and "links" not in document)
-        or trapi.looks_like_old_trapi(document)
+        or trapi_read.looks_like_old_trapi(document)
     )
