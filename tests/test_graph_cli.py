@@ -128,7 +128,11 @@ def test_convert_round_trips_through_files(fmt: str, tmp_path: Path) -> None:
     assert _run("convert", str(source), str(middle), "--to", fmt).exit_code == 0
     result = _run("convert", str(middle), str(back), "--from", fmt, "--to", "json")
     assert result.exit_code == 0, result.output
-    assert orjson.loads(back.read_bytes()) == load_graph(SECOND)
+    expected = load_graph(SECOND)
+    if fmt == "trapi":  # TRAPI needs a category: NamedThing when none is known
+        for node in expected["nodes"]:
+            node.setdefault("category", "NamedThing")
+    assert orjson.loads(back.read_bytes()) == expected
 
 
 @pytest.mark.parametrize("fmt", ["kgx-jsonl", "kgx-tsv"])

@@ -41,6 +41,10 @@ class Settings(BaseSettings):
     name_resolver_url: str | None = Field(
         default=None, description="Translator Name Resolution service for the kg MCP server."
     )
+    node_normalizer_url: str = Field(
+        default="https://nodenormalization-sri.renci.org/1.5",
+        description="Translator Node Normalizer for `graph merge --normalize`.",
+    )
     ncbi_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("GRAPHWRIGHT_NCBI_API_KEY", "NCBI_API_KEY")
     )

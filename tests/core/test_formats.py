@@ -150,7 +150,18 @@ ROUND_TRIP = settings(max_examples=25, deadline=None, suppress_health_check=[Hea
 @ROUND_TRIP
 @given(graph=graphs())
 def test_round_trip_keeps_the_graph_exactly(fmt: str, graph: dict[str, Any]) -> None:
-    assert read_graph(write_graph(graph, fmt), fmt) == load_graph(graph)
+    assert read_graph(write_graph(graph, fmt), fmt) == round_tripped(graph, fmt)
+
+
+def round_tripped(graph: dict[str, Any], fmt: str) -> dict[str, Any]:
+    """`graph` as a round trip through `fmt` gives it back: exactly, but for the one change
+    docs/formats.md names (TRAPI types a node without category as NamedThing)."""
+    loaded = load_graph(graph)
+    if fmt == "trapi":
+        for node in loaded["nodes"]:
+            if "category" not in node and "entityType" not in node:
+                node["category"] = "NamedThing"
+    return loaded
 
 
 @pytest.mark.parametrize("fmt", PAIRED)
@@ -233,7 +244,7 @@ def test_trapi_maps_each_field() -> None:
     ]
     assert second["predicate"] == "biolink:treats"
     assert second["sources"] == [
-        {"resource_id": "infores:graphwright", "resource_role": "primary_knowledge_source"}
+        {"resource_id": "infores:unknown", "resource_role": "primary_knowledge_source"}
     ]
     assert second["attributes"] == []
 
@@ -247,8 +258,8 @@ def test_trapi_maps_each_field() -> None:
         ({"label": "Inhibits"}, "biolink:inhibits", ("graphwright:label", "Inhibits")),
         (
             {"label": "part of", "predicate": "RO:0000050"},
-            "RO:0000050",
-            ("graphwright:label", "part of"),
+            "biolink:related_to",
+            ("biolink:original_predicate", "RO:0000050", "graphwright:label", "part of"),
         ),
         (
             {"label": "treats", "predicate": "biolink:treats"},
@@ -266,13 +277,14 @@ def test_trapi_predicate_comes_from_the_label_and_keeps_both(
     }
     edge = orjson.loads(write_graph(graph, "trapi"))["edges"]["gw-link-0"]
     assert edge["predicate"] == predicate
-    expected = (
-        []
-        if extra_attribute is None
-        else [dict(zip(("attribute_type_id", "value"), extra_attribute, strict=True))]
+    pairs = (
+        list(zip(extra_attribute[::2], extra_attribute[1::2], strict=True))
+        if extra_attribute
+        else []
     )
+    expected = [{"attribute_type_id": type_id, "value": value} for type_id, value in pairs]
     assert edge["attributes"] == expected
-    assert read_graph(write_graph(graph, "trapi"), "trapi") == load_graph(graph)
+    assert read_graph(write_graph(graph, "trapi"), "trapi") == round_tripped(graph, "trapi")
 
 
 def test_trapi_reads_a_translator_response() -> None:
@@ -287,7 +299,13 @@ def test_trapi_reads_a_translator_response() -> None:
         "xref": ["HGNC:6081", "ENSEMBL:ENSG00000254647"],
     }
     assert nodes["MONDO:0005148"]["category"] == "Disease"
-    assert nodes["MONDO:0005148"]["EDAM:data_2091"] == "accession"
+    assert nodes["MONDO:0005148"]["attributes"] == [
+        {
+            "attribute_type_id": "EDAM:data_2091",
+            "value": "accession",
+            "original_attribute_name": "id_type",
+        }
+    ]
     [simple, rich] = graph["links"]
     assert simple == {
         "id": "e01",
@@ -297,7 +315,13 @@ def test_trapi_reads_a_translator_response() -> None:
         "evidence": ["PMID:15161920", "PMID:1234567"],
         "primary_knowledge_source": "infores:ctd",
         "aggregator_knowledge_source": ["infores:automat-ctd"],
-        "p_value": 0.001,
+        "attributes": [
+            {
+                "attribute_type_id": "biolink:p_value",
+                "value": 0.001,
+                "value_type_id": "EDAM:data_1669",
+            }
+        ],
     }
     # Sources a KGX-style field cannot hold (upstream ids) stay as TRAPI wrote them.
     assert rich["sources"][1]["upstream_resource_ids"] == ["infores:semmeddb"]
@@ -325,8 +349,8 @@ def test_trapi_bad_edges_are_named(edit: Any, message: str) -> None:
     ("document", "message"),
     [
         ({"message": {"knowledge_graph": None}}, "no knowledge_graph"),
-        ({"nodes": []}, "not a TRAPI knowledge_graph"),
-        ({"nodes": {"A:1": {}}, "edges": []}, "'edges' must be an object"),
+        ({"nodes": 5}, "not a TRAPI knowledge_graph"),
+        ({"nodes": {"A:1": {}}, "edges": 3}, "'edges' must be an object"),
     ],
 )
 def test_trapi_documents_that_are_not_graphs(document: Any, message: str) -> None:
@@ -378,7 +402,10 @@ def test_kgx_tsv_joins_multivalued_fields_and_encodes_the_rest() -> None:
     edge_rows = [line.split("\t") for line in edges.splitlines()]
     first = dict(zip(edge_rows[0], edge_rows[1], strict=True))
     assert first["publications"] == "PMID:111|PMID:222"
-    assert first["confidence"] == "0.9"
+    # 0.9 is not text and `confidence` is no numeric Biolink slot: KGX would read "0.9" as
+    # text, so the number goes to a JSON column that graphwright reads back as a number.
+    assert first["graphwright:json:confidence"] == "0.9"
+    assert "confidence" not in first
 
 
 def test_kgx_tsv_archive_holds_the_two_files_and_reads_compressed() -> None:
@@ -416,8 +443,8 @@ def test_kgx_tsv_reads_files_written_by_other_tools() -> None:
     [
         ("name\nx\n", "subject\tpredicate\tobject\n", "nodes.tsv has no 'id' column"),
         ("id\nA:1\n", "subject\tobject\nA:1\tA:1\n", "edges.tsv has no 'predicate' column"),
-        ("id\tname\nA:1\n", "subject\tpredicate\tobject\n", "nodes.tsv line 2: 1 cells"),
-        ("", "subject\tpredicate\tobject\n", "nodes.tsv has no header line"),
+        ("id\tname\nA:1\tx\ty\n", "subject\tpredicate\tobject\n", "nodes.tsv line 2: 3 cells"),
+        ("\nA:1\n", "subject\tpredicate\tobject\n", "nodes.tsv has no header line"),
         (
             "id\nA:1\n",
             "subject\tpredicate\tobject\nA:1\tbiolink:x\tB:9\n",
@@ -427,7 +454,7 @@ def test_kgx_tsv_reads_files_written_by_other_tools() -> None:
 )
 def test_kgx_tsv_bad_files_are_named(nodes: str, edges: str, message: str) -> None:
     with pytest.raises(GraphFormatError, match=message):
-        read_graph_pair(nodes, edges, "kgx-tsv")
+        read_graph_pair(nodes, edges, "kgx-tsv", strict=True)
 
 
 @pytest.mark.parametrize(
@@ -557,10 +584,10 @@ def test_ntriples_reify_links_so_evidence_hangs_on_them() -> None:
     )
     assert [(r["s"].value, r["p"].value, r["o"].value, r["pub"].value) for r in rows] == [
         (
-            "https://bioregistry.io/NCBIGene:7157",
+            "http://identifiers.org/ncbigene/7157",
             "https://w3id.org/biolink/vocab/associated_with",
             "http://purl.obolibrary.org/obo/MONDO_0005148",
-            f"https://bioregistry.io/PMID:{pmid}",
+            f"http://www.ncbi.nlm.nih.gov/pubmed/{pmid}",
         )
         for pmid in (111, 222)
     ]
@@ -571,7 +598,7 @@ def test_jsonld_has_a_context_and_compact_terms() -> None:
     document = orjson.loads(write_graph(SAMPLE, "jsonld"))
     assert document["@context"]["biolink"] == "https://w3id.org/biolink/vocab/"
     tp53 = document["@graph"][0]
-    assert tp53["@id"] == "https://bioregistry.io/NCBIGene:7157"
+    assert tp53["@id"] == "http://identifiers.org/ncbigene/7157"
     assert tp53["@type"] == "biolink:Gene"
     assert tp53["rdfs:label"] == "TP53"
     assert tp53["biolink:associated_with"] == {
@@ -583,7 +610,9 @@ def test_jsonld_has_a_context_and_compact_terms() -> None:
     ("identifier", "iri"),
     [
         ("MONDO:0005148", "http://purl.obolibrary.org/obo/MONDO_0005148"),
-        ("NCBIGene:7157", "https://bioregistry.io/NCBIGene:7157"),
+        ("NCBIGene:7157", "http://identifiers.org/ncbigene/7157"),
+        ("ncbigene:7157", "http://identifiers.org/ncbigene/7157"),
+        ("myLab:1", "https://bioregistry.io/myLab:1"),
         ("biolink:Gene", "https://w3id.org/biolink/vocab/Gene"),
         ("https://example.org/a", "https://example.org/a"),
         ("my node", "https://w3id.org/graphwright/node/my%20node"),
@@ -625,9 +654,10 @@ def test_a_simple_sources_list_reads_back_as_source_fields() -> None:
 
 def test_format_names() -> None:
     assert list(FORMATS) == [
-        "json", "trapi", "kgx-jsonl", "kgx-tsv", "cytoscape", "graphml", "jsonld", "ntriples",
+        "json", "trapi", "kgx-jsonl", "kgx-json", "kgx-tsv", "cytoscape", "graphml", "jsonld",
+        "ntriples",
     ]  # fmt: skip
-    assert READABLE == ("json", "trapi", "kgx-jsonl", "kgx-tsv", "graphml")
+    assert READABLE == ("json", "trapi", "kgx-jsonl", "kgx-json", "kgx-tsv", "graphml")
     assert pair_file_names("kgx-tsv") == ("nodes.tsv", "edges.tsv")
 
 

@@ -109,13 +109,13 @@ def test_declared_equivalents_merge_under_the_priority_leader() -> None:
         graph([node("HGNC:11998", name="TP53", equivalent_ids=["NCBIGene:7157"])]),
         graph([node("NCBIGene:7157", name="TP53")]),
         graph([node("ENSEMBL:ENSG00000141510", same_as="hgnc:11998")]),
-        graph([node("UniProtKB:P04637", xref=["ENSEMBL:ENSG00000141510"])]),
+        graph([node("UniProtKB:P04637", equivalent_ids=["ENSEMBL:ENSG00000141510"])]),
     )
     assert ids(result) == ["NCBIGene:7157"]
     assert result["nodes"][0]["equivalent_ids"] == [
         "NCBIGene:7157",
-        "HGNC:11998",
         "ENSEMBL:ENSG00000141510",
+        "HGNC:11998",
         "UniProtKB:P04637",
     ]
 
@@ -417,3 +417,55 @@ def test_carried_provenance_merged_during_an_add_gets_no_repeats() -> None:
         graph([node("A"), node("B")], [link("A", "B", "x"), carried, link("A", "B", "x")])
     )
     assert accumulator.to_graph()["links"][0]["provenance"] == ["result-1", "earlier"]
+
+
+# -- equivalence rules (issue 14) ------------------------------------------------------------
+
+
+def test_an_xref_is_a_link_not_a_merge() -> None:
+    accumulator = GraphAccumulator()
+    accumulator.add(graph([node("NCBIGene:7157", category="Gene", xref=["GO:0006915"])]))
+    accumulator.add(graph([node("GO:0006915", name="apoptotic process")]))
+    result = accumulator.to_graph()
+    assert ids(result) == ["NCBIGene:7157", "GO:0006915"]
+    [xref] = result["links"]
+    assert (xref["source"], xref["label"], xref["target"]) == (
+        "NCBIGene:7157",
+        "xref",
+        "GO:0006915",
+    )
+    assert xref["provenance"] == ["result-1"]  # the node that names the xref
+    assert accumulator.link_count == 1
+    assert orjson.loads(accumulator.to_json())["links"] == [xref]
+
+
+def test_an_xref_merges_when_the_setting_says_so() -> None:
+    result = merged(
+        graph([node("HGNC:11998", xref=["NCBIGene:7157"])]),
+        graph([node("NCBIGene:7157")]),
+        xref_equivalence=True,
+    )
+    assert ids(result) == ["NCBIGene:7157"]
+    assert result["links"] == []
+
+
+def test_no_merge_across_incompatible_categories_and_the_report_says_why() -> None:
+    accumulator = GraphAccumulator()
+    accumulator.add(graph([node("GO:0006915", category="BiologicalProcess")]))
+    accumulator.add(graph([node("NCBIGene:7157", category="Gene", same_as=["GO:0006915"])]))
+    assert ids(accumulator.to_graph()) == ["GO:0006915", "NCBIGene:7157"]
+    [refused] = accumulator.report.as_dict()["refused_merges"]
+    assert refused == {
+        "ids": ["NCBIGene:7157", "GO:0006915"],
+        "reason": "categories biolink:Gene and biolink:BiologicalProcess are incompatible",
+    }
+
+
+def test_compatible_categories_still_merge() -> None:
+    result = merged(
+        graph([node("NCBIGene:7157", category="Gene", equivalent_ids=["UniProtKB:P04637"])]),
+        graph([node("UniProtKB:P04637", category="biolink:Protein")]),
+        graph([node("CHEBI:6801", category="SmallMolecule", same_as="RXCUI:6809")]),
+        graph([node("RXCUI:6809", entityType="Drug")]),
+    )
+    assert ids(result) == ["NCBIGene:7157", "CHEBI:6801"]

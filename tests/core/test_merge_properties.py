@@ -111,7 +111,7 @@ def entity_classes(results: list[dict[str, Any]]) -> nx.Graph:
         for node in result["nodes"]:
             own = reference_id(node["id"])
             classes.add_node(own, is_node=True)
-            for field in ("equivalent_ids", "same_as", "xref"):
+            for field in ("equivalent_ids", "same_as"):  # an xref is a link, not a merge
                 for other in node.get(field, []):
                     classes.add_edge(own, reference_id(other))
     return classes

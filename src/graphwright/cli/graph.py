@@ -7,6 +7,7 @@ the pair's files, or a prefix `P` naming `P_nodes.<ext>` and `P_edges.<ext>`.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Annotated, Any
@@ -30,11 +31,20 @@ from graphwright.core.formats import (
 )
 from graphwright.core.graph import GraphFormatError
 from graphwright.core.merge import GraphAccumulator
+from graphwright.core.merge_files import merge_files
 from graphwright.core.stats import graph_stats
 from graphwright.errors import InvalidInput
+from graphwright.settings import get_settings
+from graphwright.sources.node_normalizer import NodeNormalizer, normalize_graphs
 
 app = typer.Typer(help="Merge, convert and inspect knowledge-graph files.", no_args_is_help=True)
 
+StrictOption = Annotated[
+    bool,
+    typer.Option(
+        "--strict", help="Refuse links to nodes no file holds (default: add them, as KGX does)."
+    ),
+]
 FromOption = Annotated[
     str | None,
     typer.Option(
@@ -61,15 +71,39 @@ def merge(
         bool,
         typer.Option("--key-by-source", help="Keep links from different primary sources apart."),
     ] = False,
+    strict: StrictOption = False,
+    normalize: Annotated[
+        bool,
+        typer.Option(
+            "--normalize",
+            help="Ask the Translator Node Normalizer which ids name one entity "
+            "(offline: only the equivalences in the files).",
+        ),
+    ] = False,
 ) -> None:
     """Merge graph files and tool results: nodes by id, links by source, label and target."""
     accumulator = GraphAccumulator(key_by_source=key_by_source)
-    graph_count = 0
+    named = []
     for path in files:
         with bad_input_exits(str(path)):
-            for graph in _read_graphs(path, from_fmt):
-                accumulator.add(graph, result_id=path.name)
-                graph_count += 1
+            named.extend((path.name, g) for g in _read_graphs(path, from_fmt, partial=True))
+    graph_count = len(named)
+    if normalize:
+        client = NodeNormalizer(get_settings().node_normalizer_url)
+        named, note = asyncio.run(normalize_graphs(named, client))
+        if note:
+            console.print(escape(note), highlight=False, soft_wrap=True)
+    with bad_input_exits(" ".join(map(str, files))):
+        outcome = merge_files(accumulator, named, strict=strict)
+    notes = [
+        f"{node.result_id}: no file holds {node.id}; added it as {node.category}"
+        for node in outcome.inferred
+    ] + [
+        f"kept {item.first} and {item.second} apart: {item.reason}"
+        for item in accumulator.report.refused
+    ]
+    for note in notes:
+        console.print(escape(note), highlight=False, soft_wrap=True)
     with bad_input_exits(output):
         written = _write(accumulator.to_graph(), output, _output_format(output, fmt))
     console.print(
@@ -88,10 +122,11 @@ def convert(
         str | None, typer.Option("--to", help="Output format; default: from OUT's extension.")
     ] = None,
     from_fmt: FromOption = None,
+    strict: StrictOption = False,
 ) -> None:
     """Convert a graph from one format to another."""
     with bad_input_exits(str(source)):
-        graph = _read_one(source, from_fmt)
+        graph = _read_one(source, from_fmt, strict=strict)
     with bad_input_exits(output):
         target_format = to or format_from_path(output)
         get_format(target_format)
@@ -137,8 +172,8 @@ def stats(
 # -- files -----------------------------------------------------------------------------------
 
 
-def _read_one(path: Path, fmt: str | None) -> dict[str, Any]:
-    graphs = _read_graphs(path, fmt)
+def _read_one(path: Path, fmt: str | None, *, strict: bool = False) -> dict[str, Any]:
+    graphs = _read_graphs(path, fmt, strict=strict)
     if len(graphs) != 1:
         raise InvalidInput(
             f"holds {len(graphs)} graphs; combine them with `graphwright graph merge`"
@@ -146,16 +181,27 @@ def _read_one(path: Path, fmt: str | None) -> dict[str, Any]:
     return graphs[0]
 
 
-def _read_graphs(path: Path, fmt: str | None) -> list[dict[str, Any]]:
+def _read_graphs(
+    path: Path, fmt: str | None, *, strict: bool = False, partial: bool = False
+) -> list[dict[str, Any]]:
+    """The graphs in `path`; a KGX nodes or edges file without its partner reads alone."""
     if fmt is not None:
         get_format(fmt)
     pair = _input_pair(path, fmt)
     if pair is not None:
         pair_format, nodes, edges = pair
-        return [read_graph_pair(_read_bytes(nodes), _read_bytes(edges), pair_format)]
+        return [
+            read_graph_pair(
+                _read_bytes(nodes) if nodes.is_file() else b"",
+                _read_bytes(edges) if edges.is_file() else b"",
+                pair_format,
+                strict=strict,
+                partial=partial,
+            )
+        ]
     if path.is_dir():
         raise InvalidInput("is a directory without KGX nodes and edges files")
-    return read_graphs(_read_bytes(path), fmt, name=path.name)
+    return read_graphs(_read_bytes(path), fmt, name=path.name, strict=strict, partial=partial)
 
 
 def _input_pair(path: Path, fmt: str | None) -> tuple[str, Path, Path] | None:
@@ -174,7 +220,7 @@ def _input_pair(path: Path, fmt: str | None) -> tuple[str, Path, Path] | None:
             edges = path.with_name(f"{path.name}_{edges_name}")
         else:
             continue
-        if nodes is not None and edges is not None and nodes.is_file() and edges.is_file():
+        if nodes is not None and edges is not None and (nodes.is_file() or edges.is_file()):
             return candidate, nodes, edges
     return None
 
@@ -211,6 +257,7 @@ def _write(graph: dict[str, Any], output: str, fmt: str) -> list[Path]:
         or target.is_dir()
         or target.suffix == ""
         or (fmt == "kgx-tsv" and target.suffix == ".tsv")
+        or (fmt == "kgx-jsonl" and target.suffix == ".jsonl")  # KGX reads the pair only
     )
     if not pair_target:
         content = write_graph(graph, fmt)

@@ -8,12 +8,8 @@ O(size of that result). The rules are in docs/merge.md.
 from __future__ import annotations
 
 import gc
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from itertools import chain
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -21,41 +17,33 @@ import orjson
 
 from graphwright.core.graph import check_graph, graph_lists, parse_json
 from graphwright.core.ids import normalize_curie, pick_leader, prefix_rank
-from graphwright.core.link_table import NO_LABEL, Carried, LinkTable, move_carried
+from graphwright.core.link_table import Carried, LinkTable, move_carried
+from graphwright.core.merge_links import Links, plain_node_ids, read_links
+from graphwright.core.merge_provenance import ResultIds, carry, fold_roots, with_carried
+from graphwright.core.merge_rules import (
+    EQUIVALENT_IDS,
+    XREF,
+    XREF_LABEL,
+    MergeReport,
+    RefusedMerge,
+    declared_ids,
+    equivalence_fields,
+    merge_refusal,
+    node_categories,
+)
 from graphwright.core.merge_values import (
     CONFLICTS,
     PROVENANCE,
     Record,
-    canonical_json,
     fresh_copy,
-    hash_key,
     merge_conflicts,
     merge_properties,
     node_snapshot,
     owned,
 )
 
-EQUIVALENT_IDS = "equivalent_ids"
-EQUIVALENCE_FIELDS = (EQUIVALENT_IDS, "same_as", "xref")
-
 _NODE_FIXED = frozenset({"id", EQUIVALENT_IDS, PROVENANCE, CONFLICTS})
-_LINK_PARTS = frozenset({"source", "target", "label", "evidence"})
-_node_id = itemgetter("id")
-_CANONICAL_PMIDS = re.compile(r"(?:PMID:[1-9][0-9]*\n)*")
 _JSON_SLICE = 10_000
-
-
-@dataclass(slots=True)
-class _Links:
-    """A result's links, read (and checked) before anything is stored."""
-
-    sources: tuple[Any, ...]
-    targets: tuple[Any, ...]
-    labels: tuple[Any, ...]  # as given (NO_LABEL when absent)
-    kinds: tuple[Any, ...] | list[Any]  # the label part of the link keys (and primary source)
-    evidence: tuple[Any, ...]
-    canonical: bool  # every evidence is a list of `PMID:<digits>` strings
-    unusual: list[int]  # positions of links with an unusual label or fields besides the four
 
 
 class GraphAccumulator:
@@ -68,8 +56,15 @@ class GraphAccumulator:
     A record folded into another one stays in place, mapped to the one it joined.
     """
 
-    def __init__(self, *, key_by_source: bool = False) -> None:
+    def __init__(self, *, key_by_source: bool = False, xref_equivalence: bool = False) -> None:
         self._key_by_source = key_by_source
+        self._equivalence_fields = equivalence_fields(xref_equivalence=xref_equivalence)
+        self._xref_links = not xref_equivalence
+        self.report = MergeReport()
+        self._refused: set[tuple[str, str]] = set()
+        self._categories: dict[str, frozenset[str]] = {}  # class leader -> its categories
+        self._typed_ids: set[str] = set()  # ids whose own nodes came with a category
+
         self._result_ids: list[str] = []  # add number -> result id
         self._touched: list[tuple[np.ndarray, np.ndarray]] = []  # add number -> node, link indexes
         self._normalized: dict[str, str] = {}
@@ -92,21 +87,37 @@ class GraphAccumulator:
 
     @property
     def link_count(self) -> int:
-        return self._links.live_count
+        return self._links.live_count + len(self._xref_pairs())
 
-    def add(self, graph: dict[str, Any] | str | bytes, result_id: str | None = None) -> None:
+    def distinct_ids(self) -> list[str]:
+        """Every distinct id spelling seen so far; each was normalised once (cached)."""
+        return list(self._normalized)
+
+    def knows(self, node_id: str) -> bool:
+        """Whether a stored node has this id (in any spelling, or as an equivalent id)."""
+        return self._leader(node_id) in self._node_at
+
+    def add(
+        self,
+        graph: dict[str, Any] | str | bytes,
+        result_id: str | None = None,
+        *,
+        stored_ends: bool = False,
+    ) -> None:
         """Merge one tool result's graph; `result_id` (default `result-<n>`) goes to provenance.
 
         The graph is validated first (GraphFormatError names the problem), so a bad result
-        changes nothing. `graph` is never modified.
+        changes nothing. `graph` is never modified. With `stored_ends`, a link may name a node
+        stored by an earlier add instead of one of this graph (files merged in two passes).
         """
         data = parse_json(graph) if isinstance(graph, str | bytes) else graph
         nodes, links = graph_lists(data)
         with _collector_paused():
-            read = self._read_links(links)
-            raws = _plain_node_ids(nodes, read)
+            read = read_links(links, key_by_source=self._key_by_source)
+            raws = plain_node_ids(nodes, read)
             if raws is None:
-                check_graph(data)  # names the problem, or accepts ends that match once normalised
+                # names the problem, or accepts ends that match once normalised (or are stored)
+                check_graph(data, known=self.knows if stored_ends else None)
                 raws = [node["id"] for node in nodes]
             number = len(self._result_ids)
             self._result_ids.append(result_id if result_id is not None else f"result-{number + 1}")
@@ -122,7 +133,10 @@ class GraphAccumulator:
             names = [record["id"] for record in self._nodes]
             return {
                 "nodes": [fresh_copy(record, node_ids[index]) for index, record in self._live()],
-                "links": self._links.records(range(len(self._links)), link_ids, names, fresh=True),
+                "links": [
+                    *self._links.records(range(len(self._links)), link_ids, names, fresh=True),
+                    *self._xref_records(node_ids, fresh=True),
+                ],
             }
 
     def to_json(self) -> bytes:
@@ -138,6 +152,9 @@ class GraphAccumulator:
                 chunk = self._links.records(indexes, link_ids, names, fresh=False)
                 if chunk:
                     links.append(orjson.dumps(chunk)[1:-1])
+            xrefs = self._xref_records(node_ids, fresh=False)
+            if xrefs:
+                links.append(orjson.dumps(xrefs)[1:-1])
         return b'{"nodes":%b,"links":[%b]}' % (orjson.dumps(nodes), b",".join(links))
 
     # -- provenance ------------------------------------------------------------------------------
@@ -147,8 +164,8 @@ class GraphAccumulator:
         words = max(1, -(-len(self._result_ids) // 64))
         node_masks = np.zeros((len(self._nodes), words), dtype=np.uint64)
         link_masks = np.zeros((len(self._links), words), dtype=np.uint64)
-        node_root = _roots(len(self._nodes), self._folded_nodes)
-        link_root = _roots(len(self._links), self._links.folded)
+        node_root = fold_roots(len(self._nodes), self._folded_nodes)
+        link_root = fold_roots(len(self._links), self._links.folded)
         for number, (nodes, links) in enumerate(self._touched):
             word, bit = divmod(number, 64)
             flag = np.uint64(1 << bit)
@@ -166,10 +183,10 @@ class GraphAccumulator:
         for word in range(1, masks.shape[1]):
             high = masks[:, word].tolist()
             values = [low | part << 64 * word for low, part in zip(values, high, strict=True)]
-        ids = _ResultIds(self._result_ids)
+        ids = ResultIds(self._result_ids)
         decoded = list(map(ids.__getitem__, values))
         for index, entries in carried.items():
-            decoded[index] = _with_carried(values[index], entries, self._result_ids)
+            decoded[index] = with_carried(values[index], entries, self._result_ids)
         return decoded
 
     # -- identifiers -----------------------------------------------------------------------------
@@ -196,9 +213,18 @@ class GraphAccumulator:
         root_a, root_b = self._find(a), self._find(b)
         if root_a == root_b:
             return
+        categories_a = self._categories.get(root_a, frozenset())
+        categories_b = self._categories.get(root_b, frozenset())
+        refusal = merge_refusal(categories_a, categories_b)
+        if refusal is not None:
+            self._refuse(a, b, refusal)
+            return
         winner = pick_leader((root_a, root_b))
         loser = root_b if winner == root_a else root_a
         self._parent[loser] = winner
+        if categories_a or categories_b:
+            self._categories.pop(loser, None)
+            self._categories[winner] = categories_a | categories_b
         members = self._members.pop(winner, [winner]) + self._members.pop(loser, [loser])
         self._members[winner] = members
         self._move_node(loser, winner)
@@ -259,9 +285,13 @@ class GraphAccumulator:
 
     def _merge_node(self, node: Record, raw: str, number: int) -> int:
         """The careful path: equivalences, a new record, or properties to merge."""
-        if EQUIVALENT_IDS in node or "same_as" in node or "xref" in node:
+        categories = node_categories(node)
+        if categories:
+            self._note_categories(self._normalize(raw), categories)
+        declared = declared_ids(node, self._equivalence_fields)
+        if declared:
             node_id = self._normalize(raw)
-            for other in _declared_equivalents(node):
+            for other in declared:
                 self._union(node_id, self._normalize(other))
         index = self._node_of_raw.get(raw)
         inserted = False
@@ -271,7 +301,7 @@ class GraphAccumulator:
             if index is None:
                 index, inserted = self._insert_node(leader, node), True
             self._node_of_raw[raw] = index
-        _carry(self._carried_nodes, index, node, number, before=inserted)
+        carry(self._carried_nodes, index, node, number, before=inserted)
         record = self._nodes[index]
         if not node.items() <= record.items():
             if not inserted:
@@ -289,29 +319,88 @@ class GraphAccumulator:
         members = self._members.get(leader)
         if members is not None:
             record[EQUIVALENT_IDS] = sorted(members, key=prefix_rank)
+        elif EQUIVALENT_IDS in record:  # every declared equivalence was refused
+            record[EQUIVALENT_IDS] = [leader]
         index = self._node_at[leader] = len(self._nodes)
         self._nodes.append(record)
         return index
 
+    def _note_categories(self, node_id: str, categories: frozenset[str]) -> None:
+        """Add a node's categories to its class. The first typed node of an id that an earlier
+        declaration put in a class of incompatible categories leaves that class instead."""
+        leader = self._find(node_id)
+        known = self._categories.get(leader, frozenset())
+        if known and node_id not in self._typed_ids and leader in self._members:
+            refusal = merge_refusal(known, categories)
+            if refusal is not None:
+                self._refuse(node_id, leader, refusal)
+                self._detach(node_id, leader)
+                leader, known = node_id, frozenset()
+        self._typed_ids.add(node_id)
+        self._categories[leader] = known | categories
+
+    def _detach(self, node_id: str, leader: str) -> None:
+        """Take `node_id` out of its class (it has no record of its own yet)."""
+        rest = [member for member in self._members.pop(leader) if member != node_id]
+        new_leader = pick_leader(rest) if leader == node_id else leader
+        for member in rest:
+            self._parent[member] = new_leader
+        self._parent.pop(new_leader, None)
+        self._parent.pop(node_id, None)
+        if len(rest) > 1:
+            self._members[new_leader] = rest
+        self._categories[new_leader] = self._categories.pop(leader, frozenset())
+        index = self._node_at.pop(leader, None)
+        if index is not None:
+            self._node_at[new_leader] = index
+            record = self._nodes[index]
+            record["id"] = new_leader
+            record[EQUIVALENT_IDS] = sorted(rest, key=prefix_rank)
+        self._node_of_raw.clear()
+        self._merged_node.clear()
+
+    def _refuse(self, a: str, b: str, reason: str) -> None:
+        pair = (a, b) if a <= b else (b, a)
+        if pair not in self._refused:
+            self._refused.add(pair)
+            self.report.refused.append(RefusedMerge(a, b, reason))
+
+    # -- xref links --------------------------------------------------------------------------
+
+    def _xref_pairs(self) -> list[tuple[int, int]]:
+        """(node, node it names in `xref`) for the merged nodes, each pair once: an xref is a
+        link between two nodes of the graph, not a merge (docs/merge.md)."""
+        if not self._xref_links:
+            return []
+        pairs: dict[tuple[int, int], None] = {}
+        for index, record in self._live():
+            if XREF not in record:
+                continue
+            for xref in declared_ids(record, (XREF,)):
+                target = self._node_at.get(self._leader(xref))
+                if target is not None and target != index:
+                    pairs[(index, target)] = None
+        return list(pairs)
+
+    def _xref_records(
+        self, node_ids: list[tuple[str, ...]], *, fresh: bool
+    ) -> list[dict[str, Any]]:
+        names = [record["id"] for record in self._nodes]
+        return [
+            {
+                "source": names[source],
+                "target": names[target],
+                "label": XREF_LABEL,
+                "evidence": [],
+                PROVENANCE: list(node_ids[source]) if fresh else node_ids[source],
+            }
+            for source, target in self._xref_pairs()
+        ]
+
     # -- links -----------------------------------------------------------------------------------
 
-    def _read_links(self, links: list[Any]) -> _Links:
-        try:  # a subscript per field: the cheapest read of a link of the usual shape
-            rows = [(link["source"], link["target"], link["label"], link["evidence"])
-                    for link in links]  # fmt: skip
-            complete = True
-        except (KeyError, TypeError):  # a field missing, or not an object (validation says)
-            rows = [_loose_parts(link) for link in links]
-            complete = False
-        sources, targets, labels, evidence = zip(*rows, strict=True) if rows else ((),) * 4
-        unusual, kinds = _unusual_links(links, labels, complete=complete)
-        if self._key_by_source:
-            primary = map(primary_knowledge_source, links)
-            kinds = list(zip(kinds, primary, strict=True))
-        return _Links(sources, targets, labels, kinds, evidence, _is_canonical(evidence), unusual)
-
     def _add_links(
-        self, links: list[Any], read: _Links, local: dict[str, int], number: int
+        self, links: list[Any], read: Links, local: dict[str, int], number: int
     ) -> list[int]:
         """Merge the links; return their indexes."""
         try:
@@ -331,129 +420,12 @@ class GraphAccumulator:
                 link, index = links[position], indexes[position]
                 created = index >= start and first_position[index] == position
                 table.merge_link(index, link, read.labels[position], created=created)
-                _carry(table.carried, index, link, number, before=created)
+                carry(table.carried, index, link, number, before=created)
         return indexes
 
     def _node_index(self, raw: Any, local: dict[str, int]) -> int:
         index = local.get(raw)
         return index if index is not None else self._node_at[self._leader(raw)]
-
-
-def _carry(
-    table: dict[int, list[Carried]], index: int, item: Record, number: int, *, before: bool
-) -> None:
-    """Note the result ids an input node or link carried (a merged graph added again)."""
-    carried = item.get(PROVENANCE)
-    if carried:
-        items = carried if isinstance(carried, list | tuple) else [carried]
-        ids = tuple(dict.fromkeys(item for item in items if isinstance(item, str)))
-        if ids:
-            table.setdefault(index, []).append((number, ids, before))
-
-
-def _plain_node_ids(nodes: list[Any], read: _Links) -> list[str] | None:
-    """The nodes' ids, if every node is an object with a plain, non-empty string id and every
-    link end names one of them exactly as written; else None (validation must look closer)."""
-    try:
-        raws = list(map(_node_id, nodes))
-        known = set(raws)
-        ends_known = known.issuperset(read.sources) and known.issuperset(read.targets)
-    except (KeyError, TypeError):
-        return None
-    if not ends_known or set(map(type, known)) - {str} or "" in set(map(str.strip, known)):
-        return None
-    return raws
-
-
-def _loose_parts(link: Any) -> tuple[Any, Any, Any, Any]:
-    if type(link) is not dict:
-        return (None, None, None, None)
-    return (link.get("source"), link.get("target"), link.get("label", NO_LABEL),
-            link.get("evidence"))  # fmt: skip
-
-
-def _unusual_links(
-    links: list[Any], labels: tuple[Any, ...], *, complete: bool
-) -> tuple[list[int], Any]:
-    """Positions of the links that need the careful path, and the labels as link-key parts."""
-    usual = not set(map(type, labels)) - {str} and "" not in labels
-    kinds = labels if usual else [_label_key(label) for label in labels]
-    if complete and usual:
-        return [position for position, size in enumerate(map(len, links)) if size > 4], kinds
-    unusual = [
-        position
-        for position, (link, label) in enumerate(zip(links, labels, strict=True))
-        if not (type(label) is str and label)
-        or (type(link) is dict and not link.keys() <= _LINK_PARTS)
-    ]
-    return unusual, kinds
-
-
-def _label_key(label: Any) -> Any:
-    if label is NO_LABEL or not label:
-        return ""
-    return hash_key(label)
-
-
-def _is_canonical(evidence: tuple[Any, ...]) -> bool:
-    """Whether every evidence is a list of canonical PMID strings (`PMID:<digits>`), checked
-    with one regular expression over all the items joined."""
-    if set(map(type, evidence)) - {list}:
-        return False
-    items = list(chain.from_iterable(evidence))
-    if not items:
-        return True
-    try:
-        text = "\n".join(items)
-    except TypeError:
-        return False
-    return text.count("\n") == len(items) - 1 and bool(_CANONICAL_PMIDS.fullmatch(text + "\n"))
-
-
-def _roots(size: int, folded: dict[int, int]) -> np.ndarray:
-    """index -> the live index it was folded into (itself if not folded)."""
-    roots = np.arange(size, dtype=np.intp)
-    for index in folded:
-        root = index
-        while (kept := folded.get(root)) is not None:
-            root = kept
-        roots[index] = root
-    return roots
-
-
-def _with_carried(mask: int, entries: list[Carried], result_id_of: list[str]) -> tuple[str, ...]:
-    """Result ids in add order, each add's carried ids before or after its own result id."""
-    ids: dict[str, None] = {}
-    for number in _bits(mask):
-        added = [entry for entry in entries if entry[0] == number]
-        for _, carried, before in added:
-            if before:
-                ids.update(dict.fromkeys(carried))
-        ids[result_id_of[number]] = None
-        for _, carried, before in added:
-            if not before:
-                ids.update(dict.fromkeys(carried))
-    return tuple(ids)
-
-
-def _bits(mask: int) -> Iterator[int]:
-    while mask:
-        lowest = mask & -mask
-        yield lowest.bit_length() - 1
-        mask ^= lowest
-
-
-class _ResultIds(dict[int, tuple[str, ...]]):
-    """`ids[mask]`: the result ids of the adds whose bits are set, in add order, each once;
-    each distinct mask is decoded once."""
-
-    def __init__(self, result_id_of: list[str]) -> None:
-        super().__init__()
-        self._result_id_of = result_id_of
-
-    def __missing__(self, mask: int) -> tuple[str, ...]:
-        ids = self[mask] = tuple(dict.fromkeys(self._result_id_of[n] for n in _bits(mask)))
-        return ids
 
 
 @contextmanager
@@ -470,28 +442,3 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def primary_knowledge_source(link: Any) -> str | None:
-    """Translator's primary knowledge source of a link, from its field or its `sources` list."""
-    if type(link) is not dict:
-        return None
-    value = link.get("primary_knowledge_source")
-    if value:
-        return value if isinstance(value, str) else canonical_json(value).decode()
-    for source in link.get("sources") or ():
-        if isinstance(source, dict) and source.get("resource_role") == "primary_knowledge_source":
-            resource = source.get("resource_id")
-            return resource if resource is None or isinstance(resource, str) else str(resource)
-    return None
-
-
-def _declared_equivalents(node: Record) -> list[str]:
-    found: list[str] = []
-    for field in EQUIVALENCE_FIELDS:
-        value = node.get(field)
-        if isinstance(value, str):
-            value = [value]
-        if isinstance(value, list):
-            found.extend(item for item in value if isinstance(item, str) and item.strip())
-    return found

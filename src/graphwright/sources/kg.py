@@ -18,7 +18,7 @@ import httpx
 import networkx as nx
 import orjson
 
-from graphwright.core.formats import trapi
+from graphwright.core.formats import trapi_read
 from graphwright.core.formats.common import label_from, predicate_for
 from graphwright.core.graph import GraphFormatError
 from graphwright.core.ids import normalize_curie
@@ -243,7 +243,7 @@ class TrapiKG:
         if not isinstance(message, dict) or not message.get("knowledge_graph"):
             return {"nodes": [], "links": []}
         try:
-            graph = trapi.from_document(reply)
+            graph = trapi_read.from_document(reply)
         except GraphFormatError as exc:
             raise SourceUnavailable(
                 f"{self.label} sent an unusable knowledge_graph ({exc})"

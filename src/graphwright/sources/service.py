@@ -20,6 +20,7 @@ from graphwright.errors import InvalidInput, NotFound
 from graphwright.settings import Settings
 from graphwright.sources import kg, models, pubmed, reporter, webfetch
 from graphwright.sources.errors import SourceUnavailable
+from graphwright.sources.node_normalizer import NodeNormalizer, normalize_graphs
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -214,10 +215,12 @@ class KnowledgeGraphService:
         sample: kg.SampleKG,
         remote: kg.TrapiKG | None = None,
         names: kg.NameResolver | None = None,
+        normalizer: NodeNormalizer | None = None,
     ) -> None:
         self.sample = sample
         self.remote = remote
         self.names = names
+        self.normalizer = normalizer
         self.gate = RemoteGate()
         self.names_gate = RemoteGate()
 
@@ -230,7 +233,10 @@ class KnowledgeGraphService:
             remote = kg.TrapiKG(settings.kg_api_url, transport=transport)
         if not settings.offline and settings.name_resolver_url:
             names = kg.NameResolver(settings.name_resolver_url, transport=transport)
-        return cls(sample=kg.SampleKG.bundled(), remote=remote, names=names)
+        normalizer = None
+        if not settings.offline and settings.node_normalizer_url:
+            normalizer = NodeNormalizer(settings.node_normalizer_url, transport=transport)
+        return cls(sample=kg.SampleKG.bundled(), remote=remote, names=names, normalizer=normalizer)
 
     async def resolve_name(self, name: str, limit: int = 10) -> models.Resolution:
         notes: list[str] = []
@@ -273,6 +279,7 @@ class KnowledgeGraphService:
         predicate: str | None = None,
         category: str | None = None,
         limit: int = 50,
+        normalize: bool = False,
     ) -> GraphAnswer[models.NeighborResult]:
         if not 1 <= limit <= MAX_NEIGHBORS:
             raise InvalidInput(f"limit must be between 1 and {MAX_NEIGHBORS}")
@@ -284,6 +291,8 @@ class KnowledgeGraphService:
                 entity.id, label=label, category=wanted_category, limit=limit
             )
         )
+        if normalize:
+            graph = await self._with_equivalents(graph, notes)
         names = {node["id"]: node for node in graph["nodes"]}
         neighbors = []
         for link in graph["links"]:
@@ -305,7 +314,7 @@ class KnowledgeGraphService:
         return GraphAnswer(result=result, graph=graph)
 
     async def paths(
-        self, source: str, target: str, max_hops: int, limit: int = 10
+        self, source: str, target: str, max_hops: int, limit: int = 10, *, normalize: bool = False
     ) -> GraphAnswer[models.PathResult]:
         if not 1 <= max_hops <= kg.MAX_HOPS:
             raise InvalidInput(f"maxHops must be between 1 and {kg.MAX_HOPS}")
@@ -317,10 +326,24 @@ class KnowledgeGraphService:
             lambda backend: backend.path_graph(start.id, end.id, max_hops)
         )
         found = kg.find_paths(graph, start.id, end.id, max_hops, limit)
+        subgraph = kg.path_subgraph(graph, found)
+        if normalize:
+            subgraph = await self._with_equivalents(subgraph, notes)
         result = models.PathResult(
             source=label, start=start, end=end, maxHops=max_hops, paths=found, notes=notes
         )
-        return GraphAnswer(result=result, graph=kg.path_subgraph(graph, found))
+        return GraphAnswer(result=result, graph=subgraph)
+
+    async def _with_equivalents(self, graph: kg.Graph, notes: list[str]) -> kg.Graph:
+        """The graph with the Node Normalizer's equivalent ids on its nodes, so that a later
+        merge joins other results' ids of the same entities; offline, the graph as it is."""
+        if self.normalizer is None:
+            notes.append("The Node Normalizer is off (offline): no equivalent ids were added.")
+            return graph
+        [(_, normalized)], note = await normalize_graphs([("kg", graph)], self.normalizer)
+        if note:
+            notes.append(note)
+        return normalized
 
     async def _graph_call(
         self, call: Callable[[kg.KGBackend], Awaitable[kg.Graph]]

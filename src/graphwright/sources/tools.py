@@ -270,6 +270,12 @@ def _graph_artifact(title: str, graph: dict[str, Any], source: str) -> list[mcpk
     return [mcpkit.Artifact(mcpkit.KNOWLEDGE_GRAPH, title, graph, metadata={"source": source})]
 
 
+NORMALIZE_HELP = (
+    "Add the Translator Node Normalizer's equivalent ids to the nodes, so that merges join "
+    "other results' ids of the same entities."
+)
+
+
 def kg_server(
     service: KnowledgeGraphService | None = None, *, settings: Settings | None = None
 ) -> MCPServer[Any]:
@@ -296,13 +302,14 @@ def kg_server(
         limit: Annotated[
             int, Field(ge=1, le=MAX_NEIGHBORS, description="At most this many links.")
         ] = 50,
+        normalize: Annotated[bool, Field(description=NORMALIZE_HELP)] = False,
     ) -> Annotated[CallToolResult, models.NeighborResult]:
         """List what an entity is directly linked to (both directions), with evidence PMIDs.
 
         Returns a summary grouped by predicate and a knowledge-graph artifact of the neighbourhood.
         """
         answer = await knowledge.neighbors(
-            curieOrName, predicate=predicate, category=category, limit=limit
+            curieOrName, predicate=predicate, category=category, limit=limit, normalize=normalize
         )
         result = answer.result
         head = f"# Neighbours of {_entity(result.entity)}\n\nSource: {result.source}."
@@ -324,12 +331,13 @@ def kg_server(
         maxHops: Annotated[
             int, Field(ge=1, le=MAX_HOPS, description=f"Longest path, in links (1 to {MAX_HOPS}).")
         ] = 2,
+        normalize: Annotated[bool, Field(description=NORMALIZE_HELP)] = False,
     ) -> Annotated[CallToolResult, models.PathResult]:
         """Find the shortest connections between two entities (links followed either way).
 
         Returns each path as a chain of names and a knowledge-graph artifact of the paths.
         """
-        answer = await knowledge.paths(source, target, maxHops)
+        answer = await knowledge.paths(source, target, maxHops, normalize=normalize)
         result = answer.result
         head = (
             f"# Paths from {_entity(result.start)} to {_entity(result.end)}\n\n"

@@ -1,8 +1,11 @@
 """Convert the seed knowledge-graph JSON from and to other graph formats (docs/formats.md).
 
 `read_graph(data, fmt)` returns a graph validated by `load_graph`; `write_graph(graph, fmt)`
-returns text, or bytes for the kgx-tsv tar archive. One module per format; `FORMATS` is the
-registry. KGX also comes as a pair of files (`read_graph_pair` / `write_graph_pair`).
+returns text, or bytes for the kgx-tsv tar archive. KGX files may name nodes they do not hold
+(edges-only files): reading gives those nodes a category inferred from their prefix, unless
+`strict`; `partial=True` leaves them to a merge with the files that hold them. One module per
+format; `FORMATS` is the registry. KGX also comes as a pair of files (`read_graph_pair` /
+`write_graph_pair`).
 `read_graphs` reads a whole document: a graph file, or an MCP tool result with graph artifacts.
 """
 
@@ -15,8 +18,8 @@ from pathlib import PurePath
 from typing import Any
 
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
-from graphwright.core.formats import cytoscape, graph_json, graphml, kgx, rdf, trapi
-from graphwright.core.graph import GraphFormatError, load_graph, parse_json
+from graphwright.core.formats import cytoscape, graph_json, graphml, kgx, rdf, trapi, trapi_read
+from graphwright.core.graph import GraphFormatError, complete_graph, load_graph, parse_json
 
 Graph = dict[str, Any]
 
@@ -56,15 +59,22 @@ FORMATS: dict[str, GraphFormat] = {
             "TRAPI 1.5 knowledge_graph (reads a message or response too)",
             (".trapi.json",),
             trapi.write,
-            trapi.read,
+            trapi_read.read,
         ),
         GraphFormat(
             "kgx-jsonl",
-            "KGX JSON Lines: nodes then edges in one stream, or nodes.jsonl + edges.jsonl",
+            "KGX JSON Lines: nodes.jsonl + edges.jsonl (one .jsonl stream: nodes then edges)",
             (".jsonl",),
             kgx.write_jsonl,
             kgx.read_jsonl,
             PairFormat(kgx.NODES_JSONL, kgx.EDGES_JSONL, kgx.read_jsonl_pair, kgx.write_jsonl_pair),
+        ),
+        GraphFormat(
+            "kgx-json",
+            'KGX JSON: {"nodes": [...], "edges": [...]}',
+            (".kgx.json",),
+            kgx.write_json,
+            kgx.read_json,
         ),
         GraphFormat(
             "kgx-tsv",
@@ -120,9 +130,17 @@ def _paired(fmt: str) -> PairFormat:
     return pair
 
 
-def read_graph(data: str | bytes, fmt: str) -> Graph:
+def read_graph(
+    data: str | bytes, fmt: str, *, strict: bool = False, partial: bool = False
+) -> Graph:
     """Read one graph in format `fmt`; GraphFormatError names what is wrong."""
-    return _reader(fmt)(data)
+    return _completed(_reader(fmt)(data), strict=strict, partial=partial)
+
+
+def _completed(graph: Graph, *, strict: bool, partial: bool) -> Graph:
+    if not partial:
+        complete_graph(graph, strict=strict)
+    return graph
 
 
 def write_graph(graph: Graph, fmt: str) -> str | bytes:
@@ -134,9 +152,12 @@ def write_graph(graph: Graph, fmt: str) -> str | bytes:
     return writer(loaded)
 
 
-def read_graph_pair(nodes: str | bytes, edges: str | bytes, fmt: str) -> Graph:
-    """Read KGX's two files (nodes, edges) in `fmt` (kgx-jsonl or kgx-tsv)."""
-    return _paired(fmt).read(nodes, edges)
+def read_graph_pair(
+    nodes: str | bytes, edges: str | bytes, fmt: str, *, strict: bool = False, partial: bool = False
+) -> Graph:
+    """Read KGX's two files (nodes, edges) in `fmt` (kgx-jsonl or kgx-tsv); either may be
+    empty (an edges-only or nodes-only graph)."""
+    return _completed(_paired(fmt).read(nodes, edges), strict=strict, partial=partial)
 
 
 def write_graph_pair(graph: Graph, fmt: str) -> tuple[str, str]:
@@ -209,17 +230,24 @@ def graphs_in_tool_result(result: dict[str, Any]) -> list[Graph]:
     return graphs
 
 
-def read_graphs(data: str | bytes, fmt: str | None = None, *, name: str = "") -> list[Graph]:
+def read_graphs(
+    data: str | bytes,
+    fmt: str | None = None,
+    *,
+    name: str = "",
+    strict: bool = False,
+    partial: bool = False,
+) -> list[Graph]:
     """Every graph in one document.
 
     `fmt` None means: the format `name`'s extension gives, and for JSON, the format the
     document's shape gives (TRAPI when it has `message`, `knowledge_graph` or nodes keyed by
-    id). A JSON document with `artifacts` is an MCP tool result whatever `fmt` says; it must
-    hold at least one knowledge graph.
+    id; KGX JSON when it has `nodes` and `edges` lists). A JSON document with `artifacts` is an
+    MCP tool result whatever `fmt` says; it must hold at least one knowledge graph.
     """
     chosen = fmt or format_from_path(name)
     if chosen not in ("json", "trapi"):
-        return [read_graph(data, chosen)]
+        return [read_graph(data, chosen, strict=strict, partial=partial)]
     document = parse_json(data)
     if isinstance(document, dict) and "artifacts" in document:
         graphs = graphs_in_tool_result(document)
@@ -227,7 +255,9 @@ def read_graphs(data: str | bytes, fmt: str | None = None, *, name: str = "") ->
             raise GraphFormatError(f"tool result holds no {KNOWLEDGE_GRAPH} artifact")
         return graphs
     if chosen == "trapi" or (fmt is None and _looks_like_trapi(document)):
-        return [trapi.from_document(document)]
+        return [trapi_read.from_document(document)]
+    if fmt is None and kgx.looks_like_kgx_json(document):
+        return [_completed(kgx.from_json_document(document), strict=strict, partial=partial)]
     return [load_graph(document)]
 
 
@@ -238,4 +268,5 @@ def _looks_like_trapi(document: Any) -> bool:
         "message" in document
         or "knowledge_graph" in document
         or (isinstance(document.get("nodes"), dict) and "links" not in document)
+        or trapi_read.looks_like_old_trapi(document)
     )

@@ -22,6 +22,9 @@ from graphwright.core.formats.common import is_auto_link_key, link_keys
 from graphwright.core.graph import GraphFormatError, load_graph
 
 NS = "http://graphml.graphdrawing.org/xmlns"
+YED = "http://www.yworks.com/xml/graphml"
+# yEd keeps labels in its graphics data (`<y:NodeLabel>`, `<y:EdgeLabel>`), not in a key.
+_YED_LABELS = {"node": ("name", f"{{{YED}}}NodeLabel"), "edge": ("label", f"{{{YED}}}EdgeLabel")}
 JSON_MARK = "graphwright:json"
 _DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 _INT64 = 2**63
@@ -52,6 +55,10 @@ def _document(graph: dict[str, Any]) -> etree._Element:
     links = graph["links"]
     keys = link_keys(links, usable=_is_attribute_safe)
     graph_props = {key: value for key, value in graph.items() if key not in ("nodes", "links")}
+    # an undirected graph (`"directed": false`, as networkx and the reader give it) says so
+    undirected = graph_props.get("directed") is False
+    if undirected:
+        del graph_props["directed"]
     node_props = [{k: v for k, v in node.items() if k != "id"} for node in graph["nodes"]]
     edge_props = [
         {k: v for k, v in link.items() if k not in ("source", "target") and (k != "id" or not own)}
@@ -62,7 +69,9 @@ def _document(graph: dict[str, Any]) -> etree._Element:
         "node": _declare_keys(root, "node", node_props),
         "edge": _declare_keys(root, "edge", edge_props),
     }
-    graph_element = etree.SubElement(root, _tag("graph"), edgedefault="directed")
+    graph_element = etree.SubElement(
+        root, _tag("graph"), edgedefault="undirected" if undirected else "directed"
+    )
     _add_data(graph_element, graph_props, key_ids["graph"])
     for node, props in zip(graph["nodes"], node_props, strict=True):
         element = etree.SubElement(graph_element, _tag("node"), id=node["id"])
@@ -153,6 +162,8 @@ def read(data: str | bytes) -> dict[str, Any]:
     if graph_element is None:
         raise GraphFormatError("GraphML has no <graph> element")
     graph: dict[str, Any] = _props(graph_element, keys, "graph", namespace)
+    if graph_element.get("edgedefault") == "undirected":
+        graph.setdefault("directed", False)
     graph["nodes"] = [
         _node(element, keys, namespace)
         for element in graph_element.iterchildren(_tag("node", namespace))
@@ -206,12 +217,30 @@ def _props(
     props: dict[str, Any] = {}
     for data in element.iterchildren(_tag("data", namespace)):
         key = keys.get((scope, data.get("key", "")))
-        if key is not None:
+        if key is not None and not _only_markup(data):
             props[key.name] = _decode(data.text or "", key.kind, key.name)
+    if scope in _YED_LABELS:
+        name, tag = _YED_LABELS[scope]
+        label = _yed_label(element, tag)
+        if label is not None and name not in props:
+            props[name] = label
     for (key_scope, _), key in keys.items():
         if key_scope == scope and key.default is not None and key.name not in props:
             props[key.name] = key.default
     return props
+
+
+def _only_markup(data: etree._Element) -> bool:
+    """Whether a <data> holds elements (yEd graphics) and no text but whitespace."""
+    return len(data) > 0 and not (data.text or "").strip()
+
+
+def _yed_label(element: etree._Element, tag: str) -> str | None:
+    for label in element.iter(tag):
+        text = "".join(label.itertext()).strip()
+        if text:
+            return text
+    return None
 
 
 def _node(

@@ -15,13 +15,16 @@ as JSON. So TSV round trips keep value types too.
 from __future__ import annotations
 
 import io
+import math
 import tarfile
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
 
+from graphwright.core.biolink import slot_kind
 from graphwright.core.formats.common import (
+    GRAPHWRIGHT,
     Link,
     Node,
     category_from,
@@ -33,8 +36,10 @@ from graphwright.core.formats.common import (
     restore_link_fields,
     split_escaped,
 )
-from graphwright.core.graph import GraphFormatError, load_graph
+from graphwright.core.graph import GraphFormatError, load_graph, parse_json
 
+NODE_COLUMNS = (("id",),)
+EDGE_COLUMNS = (("subject",), ("predicate", "edge_label"), ("object",))
 NODES_TSV = "nodes.tsv"
 EDGES_TSV = "edges.tsv"
 NODES_JSONL = "nodes.jsonl"
@@ -43,12 +48,11 @@ EDGES_JSONL = "edges.jsonl"
 # Node properties with these names are escaped: KGX fields, and the edge discriminator.
 NODE_RESERVED = frozenset({"id", "name", "category", "subject", "predicate", "object"})
 EDGE_RESERVED = frozenset({"id", "subject", "predicate", "object", "publications", "label"})
-MULTIVALUED = frozenset(
-    {
-        "category", "publications", "xref", "synonym", "provided_by", "same_as",
-        "aggregator_knowledge_source", "in_taxon", "has_evidence",
-    }
-)  # fmt: skip
+# Columns split on "|" besides the Biolink model's multivalued slots (KGX lists these too).
+MULTIVALUED = frozenset({"category", "same_as", "in_taxon"})
+# A TSV column whose values do not fit its kind is written as `graphwright:json:<column>`,
+# holding JSON, and read back under `<column>`.
+JSON_COLUMN = GRAPHWRIGHT + "json:"
 _JSON_START = frozenset('{["-0123456789tfn \t\r\n')
 _CELL_BREAKERS = ("\t", "\n", "\r")
 
@@ -109,6 +113,8 @@ def node_from_record(record: Record, where: str) -> Node:
 
 
 def link_from_record(record: Record, where: str) -> Link:
+    if "predicate" not in record and "edge_label" in record:  # KGX before Biolink 2
+        record = {("predicate" if k == "edge_label" else k): v for k, v in record.items()}
     edge_id = record.get("id")
     name = f"{where}: edge {edge_id!r}" if isinstance(edge_id, str) else f"{where}: edge"
     for field in ("subject", "predicate", "object"):
@@ -137,7 +143,46 @@ def link_from_record(record: Record, where: str) -> Link:
 
 
 def _graph(nodes: Iterable[Node], links: Iterable[Link]) -> dict[str, Any]:
-    return load_graph({"nodes": list(nodes), "links": list(links)})
+    """A graph that may name nodes held by another file (see `complete_graph`)."""
+    return load_graph({"nodes": list(nodes), "links": list(links)}, partial=True)
+
+
+# -- KGX JSON --------------------------------------------------------------------------------
+
+
+def write_json(graph: dict[str, Any]) -> str:
+    document = {"nodes": list(node_records(graph)), "edges": list(edge_records(graph))}
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
+
+
+def read_json(data: str | bytes) -> dict[str, Any]:
+    return from_json_document(parse_json(data))
+
+
+def from_json_document(document: Any) -> dict[str, Any]:
+    """A graph from KGX JSON: `{"nodes": [...], "edges": [...]}` of KGX records."""
+    if not isinstance(document, dict) or not isinstance(document.get("nodes"), list):
+        raise GraphFormatError("not KGX JSON: expected a 'nodes' list")
+    edges = document.get("edges") or []
+    if not isinstance(edges, list):
+        raise GraphFormatError("KGX JSON 'edges' must be a list")
+    for name, items in (("node", document["nodes"]), ("edge", edges)):
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise GraphFormatError(f"KGX JSON {name} {index} must be an object")
+    return _graph(
+        (node_from_record(r, f"kgx-json node {i}") for i, r in enumerate(document["nodes"])),
+        (link_from_record(r, f"kgx-json edge {i}") for i, r in enumerate(edges)),
+    )
+
+
+def looks_like_kgx_json(document: Any) -> bool:
+    return (
+        isinstance(document, dict)
+        and isinstance(document.get("nodes"), list)
+        and isinstance(document.get("edges"), list)
+        and "links" not in document
+    )
 
 
 # -- JSON Lines ------------------------------------------------------------------------------
@@ -220,44 +265,65 @@ def write_tsv_pair(graph: dict[str, Any]) -> tuple[str, str]:
 
 
 def _tsv(records: list[Record], first_columns: tuple[str, ...]) -> str:
-    columns = list(dict.fromkeys([*first_columns, *(key for r in records for key in r)]))
+    rows = [_tsv_row(record) for record in records]
+    columns = list(dict.fromkeys([*first_columns, *(key for row in rows for key in row)]))
     for column in columns:
         if any(breaker in column for breaker in _CELL_BREAKERS):
             raise GraphFormatError(f"property name {column!r} holds a tab or line break")
     lines = ["\t".join(columns)]
-    for record in records:
-        lines.append(
-            "\t".join(
-                _cell(record[column], column in MULTIVALUED) if column in record else ""
-                for column in columns
-            )
-        )
+    lines.extend("\t".join(row.get(column, "") for column in columns) for row in rows)
     return "\n".join(lines) + "\n"
 
 
-def _cell(value: Any, multivalued: bool) -> str:
-    if multivalued and _joinable(value):
-        return "|".join(value)
-    if isinstance(value, str) and not multivalued and _plain_text(value, multivalued):
+def _tsv_row(record: Record) -> dict[str, str]:
+    """Cells by column: a value that fits its column's kind as it is, any other as JSON under
+    `graphwright:json:<column>`."""
+    row: dict[str, str] = {}
+    for column, value in record.items():
+        kind = _column_kind(column)
+        cell = _cell(value, kind) if kind is not None else _escaped_cell(value)
+        if cell is None:
+            row[JSON_COLUMN + column] = orjson.dumps(value).decode()
+        else:
+            row[column] = cell
+    return row
+
+
+def _column_kind(column: str) -> str | None:
+    """The kind of a KGX column's cells, None for escaped (`graphwright:`) columns."""
+    if column.startswith(GRAPHWRIGHT):
+        return None
+    return "multivalued" if column in MULTIVALUED else slot_kind(column)
+
+
+def _cell(value: Any, kind: str) -> str | None:
+    """The cell that reads back as `value` in a column of `kind`, or None if there is none."""
+    if kind == "multivalued":
+        if isinstance(value, list) and value and all(_fits_item(item) for item in value):
+            return "|".join(value)
+        return None
+    if kind == "integer":
+        return str(value) if type(value) is int else None
+    if kind == "float":
+        return repr(value) if type(value) is float and math.isfinite(value) else None
+    if kind == "boolean":
+        return ("true" if value else "false") if type(value) is bool else None
+    return value if _fits_text(value) else None
+
+
+def _fits_text(value: Any) -> bool:
+    return isinstance(value, str) and value != "" and not any(b in value for b in _CELL_BREAKERS)
+
+
+def _fits_item(value: Any) -> bool:
+    return _fits_text(value) and "|" not in value
+
+
+def _escaped_cell(value: Any) -> str:
+    """A `graphwright:` column's cell: plain text when it cannot be mistaken for JSON."""
+    if _fits_text(value) and _json_value(value) is _NOT_JSON:
         return value
     return orjson.dumps(value).decode()
-
-
-def _joinable(value: Any) -> bool:
-    if not isinstance(value, list) or not value:
-        return False
-    if not all(isinstance(item, str) and _plain_text(item, True) for item in value):
-        return False
-    return _json_value("|".join(value)) is _NOT_JSON
-
-
-def _plain_text(text: str, multivalued: bool) -> bool:
-    return (
-        text != ""
-        and not any(breaker in text for breaker in _CELL_BREAKERS)
-        and not (multivalued and "|" in text)
-        and _json_value(text) is _NOT_JSON
-    )
 
 
 _NOT_JSON = object()
@@ -272,11 +338,24 @@ def _json_value(text: str) -> Any:
         return _NOT_JSON
 
 
-def _value(cell: str, multivalued: bool) -> Any:
-    value = _json_value(cell)
-    if value is not _NOT_JSON:
-        return value
-    return cell.split("|") if multivalued else cell
+def _value(cell: str, kind: str | None) -> Any:
+    """A cell's value: split on "|" in multivalued columns, a number or boolean in the Biolink
+    slots of those types, JSON in escaped columns, text everywhere else (as KGX reads it)."""
+    if kind is None:
+        value = _json_value(cell)
+        return cell if value is _NOT_JSON else value
+    if kind == "multivalued":
+        return cell.split("|")
+    try:
+        if kind == "integer":
+            return int(cell)
+        if kind == "float":
+            return float(cell)
+    except ValueError:
+        return cell
+    if kind == "boolean" and cell.lower() in ("true", "false"):
+        return cell.lower() == "true"
+    return cell
 
 
 def read_tsv(data: str | bytes) -> dict[str, Any]:
@@ -291,6 +370,8 @@ def read_tsv(data: str | bytes) -> dict[str, Any]:
             }
             nodes = _member(files, NODES_TSV)
             edges = _member(files, EDGES_TSV)
+            if not nodes and not edges:
+                raise GraphFormatError("the kgx-tsv archive holds no *nodes.tsv or *edges.tsv")
     except tarfile.TarError:
         raise GraphFormatError(
             "kgx-tsv must be a tar archive holding nodes.tsv and edges.tsv (or give the two files)"
@@ -299,48 +380,53 @@ def read_tsv(data: str | bytes) -> dict[str, Any]:
 
 
 def _member(files: dict[str, Any], suffix: str) -> bytes:
+    """The archive's *<suffix> file, or nothing when it has none (a nodes- or edges-only KG)."""
     names = [name for name in files if name.endswith(suffix)]
-    if len(names) != 1:
-        found = "none" if not names else ", ".join(sorted(names))
-        raise GraphFormatError(f"the kgx-tsv archive needs one *{suffix} file, found {found}")
-    return files[names[0]].read()
+    if len(names) > 1:
+        found = ", ".join(sorted(names))
+        raise GraphFormatError(f"the kgx-tsv archive holds several *{suffix} files: {found}")
+    return files[names[0]].read() if names else b""
 
 
 def read_tsv_pair(nodes: str | bytes, edges: str | bytes) -> dict[str, Any]:
+    """Read nodes.tsv and edges.tsv; either may be empty text (an edges-only or nodes-only
+    file), and the edges may name nodes of another file."""
     return _graph(
-        (node_from_record(r, where) for where, r in _tsv_rows(nodes, NODES_TSV, ("id",))),
-        (
-            link_from_record(r, where)
-            for where, r in _tsv_rows(edges, EDGES_TSV, ("subject", "predicate", "object"))
-        ),
+        (node_from_record(r, where) for where, r in _tsv_rows(nodes, NODES_TSV, NODE_COLUMNS)),
+        (link_from_record(r, where) for where, r in _tsv_rows(edges, EDGES_TSV, EDGE_COLUMNS)),
     )
 
 
 def _tsv_rows(
-    data: str | bytes, name: str, required: tuple[str, ...]
+    data: str | bytes, name: str, required: tuple[tuple[str, ...], ...]
 ) -> Iterator[tuple[str, Record]]:
+    """Records of a KGX TSV file. Rows may leave off trailing empty cells (KGX reads those);
+    a row with more cells than the header is an error."""
     lines = _lines(data)
-    if not lines or not lines[0].strip():
+    if not any(line.strip() for line in lines):
+        return  # an empty file: the other file of the pair holds everything
+    if not lines[0].strip():
         raise GraphFormatError(f"{name} has no header line")
     columns = lines[0].split("\t")
-    for column in required:
-        if column not in columns:
-            raise GraphFormatError(f"{name} has no '{column}' column")
-    flags = [column in MULTIVALUED for column in columns]
+    for names in required:
+        if not any(column in columns or JSON_COLUMN + column in columns for column in names):
+            raise GraphFormatError(f"{name} has no '{names[0]}' column")
+    targets = [column.removeprefix(JSON_COLUMN) for column in columns]
+    kinds = [None if column.startswith(JSON_COLUMN) else _column_kind(column) for column in columns]
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
         cells = line.split("\t")
         where = f"{name} line {number}"
-        if len(cells) != len(columns):
+        if len(cells) > len(columns):
             raise GraphFormatError(
                 f"{where}: {len(cells)} cells, but the header has {len(columns)} columns"
             )
         yield (
             where,
             {
-                column: _value(cell, multivalued)
-                for column, cell, multivalued in zip(columns, cells, flags, strict=True)
+                target: _value(cell, kind)
+                for target, cell, kind in zip(targets, cells, kinds, strict=False)
                 if cell != ""
             },
         )

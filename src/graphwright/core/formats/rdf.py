@@ -24,6 +24,7 @@ from graphwright.core.formats.common import (
     link_predicate,
     node_categories,
 )
+from graphwright.core.ids import curie_to_uri
 
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
@@ -31,15 +32,7 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
 BIOLINK_VOCAB = "https://w3id.org/biolink/vocab/"
 GRAPHWRIGHT_VOCAB = "https://w3id.org/graphwright/vocab/"
 GRAPHWRIGHT_NODE = "https://w3id.org/graphwright/node/"
-OBO = "http://purl.obolibrary.org/obo/"
 BIOREGISTRY = "https://bioregistry.io/"
-# OBO Foundry ontologies, whose terms have PURLs `obo/<PREFIX>_<local>`.
-OBO_PREFIXES = frozenset(
-    {
-        "BFO", "CHEBI", "CL", "DOID", "ECO", "GO", "HP", "IAO", "MONDO", "MP", "NCBITaxon",
-        "OBI", "PATO", "PR", "RO", "SO", "UBERON", "UO",
-    }
-)  # fmt: skip
 CONTEXT = {
     "rdf": RDF,
     "rdfs": RDFS,
@@ -70,8 +63,9 @@ Triple = tuple[ox.NamedNode | ox.BlankNode, ox.NamedNode, Term]
 def iri_for(identifier: str) -> str:
     """The IRI of a node id, category, predicate or property name.
 
-    IRIs stay as they are; `biolink:` CURIEs go to the Biolink vocabulary, OBO Foundry CURIEs
-    to their PURLs, other CURIEs to the bioregistry.io resolver; anything else becomes a
+    IRIs stay as they are; `biolink:` CURIEs go to the Biolink vocabulary, CURIEs with a known
+    prefix to the namespace Biolink's prefix map gives it (OBO PURLs for MONDO, identifiers.org
+    for NCBIGene), other CURIEs to the bioregistry.io resolver; anything else becomes a
     graphwright node IRI.
     """
     if "://" in identifier and _is_valid_iri(identifier):
@@ -82,8 +76,9 @@ def iri_for(identifier: str) -> str:
             return BIOLINK_VOCAB + quote(local, safe=_SAFE_LOCAL)
         if prefix == GRAPHWRIGHT[:-1]:
             return GRAPHWRIGHT_VOCAB + quote(local, safe="")
-        if prefix in OBO_PREFIXES:
-            return f"{OBO}{prefix}_{quote(local, safe=_SAFE_LOCAL)}"
+        known = curie_to_uri(identifier)
+        if known is not None and _is_valid_iri(known):
+            return known
         return f"{BIOREGISTRY}{prefix}:{quote(local, safe=_SAFE_LOCAL)}"
     return GRAPHWRIGHT_NODE + quote(identifier, safe="")
 

@@ -1,54 +1,69 @@
-"""TRAPI 1.5 `knowledge_graph`: nodes keyed by CURIE, edges keyed by id, properties as attributes.
+"""TRAPI 1.5 `knowledge_graph`, written: nodes keyed by CURIE, edges keyed by id, properties as
+attributes (reading is in trapi_read.py).
 
 Mapping (docs/formats.md has the full table):
-- node `name` <-> `name`; node `category` <-> `categories` (Biolink CURIEs);
+- node `name` <-> `name`; node `category` <-> `categories` (Biolink CURIEs, NamedThing when
+  nothing better is known);
 - link `label` <-> `predicate`; `evidence` <-> the `biolink:publications` attribute;
 - `primary_knowledge_source` / `aggregator_knowledge_source` <-> `sources`;
-- any other property <-> an attribute: `biolink:<key>` for a few Biolink slots, else
-  `graphwright:<key>`, so that it comes back under its own name.
+- an `attributes` list of TRAPI attributes <-> those attributes, verbatim;
+- any other property <-> an attribute: `biolink:<key>` for Biolink slots, the key itself when it
+  is a CURIE, else `graphwright:<key>`, so that it comes back under its own name.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
 
+from graphwright.core.biolink import is_slot
 from graphwright.core.formats.common import (
     BIOLINK,
+    DEFAULT_PREDICATE,
     GRAPHWRIGHT,
     Link,
     Node,
-    category_from,
-    is_auto_link_key,
+    is_curie,
     link_keys,
     link_predicate,
     node_categories,
-    restore_link_fields,
 )
-from graphwright.core.graph import GraphFormatError, load_graph, parse_json
 
 PUBLICATIONS = "biolink:publications"
+ORIGINAL_PREDICATE = "biolink:original_predicate"
 PRIMARY = "primary_knowledge_source"
 AGGREGATOR = "aggregator_knowledge_source"
-# TRAPI requires one primary source per edge; this stands in when a link names none.
-PLACEHOLDER_SOURCE = {"resource_id": "infores:graphwright", "resource_role": PRIMARY}
-# Properties written as Biolink attributes (others use the graphwright namespace).
-BIOLINK_SLOTS = frozenset(
+ROLES = frozenset({PRIMARY, AGGREGATOR, "supporting_data_source"})
+# TRAPI requires one primary source per edge; Translator's stand-in when none is known.
+UNKNOWN_SOURCE = {"resource_id": "infores:unknown", "resource_role": PRIMARY}
+GRAPHWRIGHT_INFORES = "infores:graphwright"
+NAMED_THING = "biolink:NamedThing"
+ATTRIBUTES = "attributes"
+# TRAPI 1.5's patterns for categories, predicates and qualifier types.
+_CATEGORY = re.compile(r"biolink:[A-Z][a-zA-Z_]*")
+_PREDICATE = re.compile(r"biolink:[a-z][a-z_]*")
+_ATTRIBUTE_KEYS = frozenset(
     {
-        "description", "synonym", "xref", "same_as", "provided_by", "iri", "full_name",
-        "symbol", "in_taxon", "knowledge_level", "agent_type", "p_value", "adjusted_p_value",
-        "has_evidence", "negated", "original_predicate",
+        "attribute_type_id", "value", "value_type_id", "original_attribute_name", "value_url",
+        "attribute_source", "description", "attributes",
     }
 )  # fmt: skip
+# Properties the reader rebuilds from TRAPI's own fields: never written as Biolink attributes.
+_READER_FIELDS = frozenset(
+    {
+        "id", "name", "category", "categories", "predicate", "subject", "object", "sources",
+        "qualifiers", "publications", "attributes", PRIMARY, AGGREGATOR, "original_predicate",
+        "label",
+    }
+)  # fmt: skip
+_SOURCE_KEYS = frozenset({"resource_id", "resource_role", "upstream_resource_ids",
+                          "source_record_urls"})  # fmt: skip
 
 
 def write(graph: dict[str, Any]) -> str:
     return orjson.dumps(to_knowledge_graph(graph), option=orjson.OPT_INDENT_2).decode()
-
-
-def read(data: str | bytes) -> dict[str, Any]:
-    return from_document(parse_json(data))
 
 
 def to_knowledge_graph(graph: dict[str, Any]) -> dict[str, Any]:
@@ -64,15 +79,16 @@ def to_knowledge_graph(graph: dict[str, Any]) -> dict[str, Any]:
 
 def _trapi_node(node: Node) -> dict[str, Any]:
     categories, category_rebuilt = node_categories(node)
+    if categories and not all(_CATEGORY.fullmatch(category) for category in categories):
+        categories, category_rebuilt = None, False
     used = {"id"}
     trapi: dict[str, Any] = {}
     name = node.get("name")
     if "name" in node and (name is None or isinstance(name, str)):
         trapi["name"] = name
         used.add("name")
-    if categories:
-        trapi["categories"] = categories
-    if category_rebuilt:
+    trapi["categories"] = categories or [NAMED_THING]
+    if category_rebuilt and categories:
         used.add("category")
     trapi["attributes"] = _attributes(node, used)
     return trapi
@@ -80,6 +96,10 @@ def _trapi_node(node: Node) -> dict[str, Any]:
 
 def _trapi_edge(link: Link, own_id: bool) -> dict[str, Any]:
     predicate, rebuilt = link_predicate(link)
+    leading: list[dict[str, Any]] = []
+    if not _PREDICATE.fullmatch(predicate):  # TRAPI takes Biolink predicates only
+        leading.append({"attribute_type_id": ORIGINAL_PREDICATE, "value": predicate})
+        predicate = DEFAULT_PREDICATE
     sources, sources_used = _sources(link)
     edge: dict[str, Any] = {
         "subject": link["source"],
@@ -94,23 +114,46 @@ def _trapi_edge(link: Link, own_id: bool) -> dict[str, Any]:
     if _is_qualifier_list(qualifiers):
         edge["qualifiers"] = qualifiers
         used.add("qualifiers")
-    attributes = _attributes(link, used)
     if link["evidence"]:
-        attributes.insert(0, {"attribute_type_id": PUBLICATIONS, "value": link["evidence"]})
-    edge["attributes"] = attributes
+        leading.append({"attribute_type_id": PUBLICATIONS, "value": link["evidence"]})
+    reserved = (
+        {"original_predicate"}
+        if leading and leading[0]["attribute_type_id"] == (ORIGINAL_PREDICATE)
+        else set()
+    )
+    edge["attributes"] = leading + _attributes(link, used, reserved)
     return edge
 
 
-def _attributes(item: dict[str, Any], used: set[str]) -> list[dict[str, Any]]:
-    return [
-        {"attribute_type_id": (BIOLINK if key in BIOLINK_SLOTS else GRAPHWRIGHT) + key, "value": v}
-        for key, v in item.items()
-        if key not in used
+def _attributes(
+    item: dict[str, Any], used: set[str], reserved: set[str] | frozenset[str] = frozenset()
+) -> list[dict[str, Any]]:
+    attributes = [
+        {"attribute_type_id": _attribute_type(key, reserved), "value": value}
+        for key, value in item.items()
+        if key not in used and not (key == ATTRIBUTES and _is_attribute_list(value))
     ]
+    own = item.get(ATTRIBUTES)
+    if ATTRIBUTES not in used and _is_attribute_list(own):
+        attributes.extend(own)
+    return attributes
+
+
+def _attribute_type(key: str, reserved: set[str] | frozenset[str]) -> str:
+    """`biolink:<key>` for a Biolink slot, a CURIE key as it is, else `graphwright:<key>`."""
+    if key in reserved:
+        return GRAPHWRIGHT + key
+    if key not in _READER_FIELDS and is_slot(key):
+        return BIOLINK + key
+    if is_curie(key) and not key.startswith((BIOLINK, GRAPHWRIGHT)):
+        return key
+    return GRAPHWRIGHT + key
 
 
 def _sources(link: Link) -> tuple[list[dict[str, Any]], set[str]]:
-    """TRAPI `sources` for a link, and the link keys they stand for."""
+    """TRAPI `sources` for a link, and the link keys they stand for: its real sources, Translator's
+    `infores:unknown` when it names no primary one, and graphwright as an aggregator when the link
+    was merged from several results."""
     primary = link.get(PRIMARY)
     aggregators = link.get(AGGREGATOR)
     entries: list[dict[str, Any]] = []
@@ -123,10 +166,26 @@ def _sources(link: Link) -> tuple[list[dict[str, Any]], set[str]]:
         used.add(AGGREGATOR)
     own = link.get("sources")
     if not entries and _is_source_list(own):
-        return own, {"sources"}
-    if PRIMARY not in used:
-        entries.insert(0, dict(PLACEHOLDER_SOURCE))
+        entries, used = [dict(source) for source in own], {"sources"}
+    primaries = [e["resource_id"] for e in entries if e["resource_role"] == PRIMARY]
+    if not primaries:
+        entries.insert(0, dict(UNKNOWN_SOURCE))
+    if _merged(link):
+        upstream = primaries or [UNKNOWN_SOURCE["resource_id"]]
+        entries.append(
+            {
+                "resource_id": GRAPHWRIGHT_INFORES,
+                "resource_role": AGGREGATOR,
+                "upstream_resource_ids": upstream,
+            }
+        )
     return entries, used
+
+
+def _merged(link: Link) -> bool:
+    """Whether graphwright aggregated the link: a merge gave it several results."""
+    provenance = link.get("provenance")
+    return isinstance(provenance, list) and len(set(map(str, provenance))) > 1
 
 
 def _is_string_list(value: Any) -> bool:
@@ -134,15 +193,23 @@ def _is_string_list(value: Any) -> bool:
 
 
 def _is_source_list(value: Any) -> bool:
+    """A TRAPI `sources` list with at most one primary source."""
     return (
         isinstance(value, list)
         and bool(value)
         and all(
             isinstance(source, dict)
+            and source.keys() <= _SOURCE_KEYS
             and isinstance(source.get("resource_id"), str)
-            and isinstance(source.get("resource_role"), str)
+            and source.get("resource_role") in ROLES
+            and all(
+                source.get(key) is None or _is_string_list(source[key])
+                for key in ("upstream_resource_ids", "source_record_urls")
+            )
             for source in value
         )
+        and sum(source["resource_role"] == PRIMARY for source in value) <= 1
+        and not any(source["resource_id"] == GRAPHWRIGHT_INFORES for source in value)
     )
 
 
@@ -151,133 +218,27 @@ def _is_qualifier_list(value: Any) -> bool:
         isinstance(value, list)
         and bool(value)
         and all(
-            isinstance(q, dict) and "qualifier_type_id" in q and "qualifier_value" in q
+            isinstance(q, dict)
+            and q.keys() == {"qualifier_type_id", "qualifier_value"}
+            and isinstance(q["qualifier_type_id"], str)
+            and _PREDICATE.fullmatch(q["qualifier_type_id"]) is not None
+            and isinstance(q["qualifier_value"], str)
             for q in value
         )
     )
 
 
-# -- reading ---------------------------------------------------------------------------------
-
-
-def from_document(document: Any) -> dict[str, Any]:
-    """A seed graph from a TRAPI knowledge_graph, message or response (its message's graph)."""
-    kg = _knowledge_graph(document)
-    nodes = kg["nodes"]
-    edges = kg.get("edges")
-    if edges is None:
-        edges = {}
-    if not isinstance(edges, dict):
-        raise GraphFormatError("TRAPI knowledge_graph 'edges' must be an object keyed by edge id")
-    graph_nodes = [_graph_node(key, value) for key, value in nodes.items()]
-    graph_links = [_graph_link(key, value, nodes) for key, value in edges.items()]
-    return load_graph({"nodes": graph_nodes, "links": graph_links})
-
-
-def _knowledge_graph(document: Any) -> dict[str, Any]:
-    if isinstance(document, dict) and "message" in document:
-        document = document["message"]
-    if isinstance(document, dict) and "knowledge_graph" in document:
-        document = document["knowledge_graph"]
-        if document is None:
-            raise GraphFormatError("TRAPI message has no knowledge_graph (it is null)")
-    if not isinstance(document, dict) or not isinstance(document.get("nodes"), dict):
-        raise GraphFormatError(
-            "not a TRAPI knowledge_graph: expected 'nodes' as an object keyed by CURIE"
-        )
-    return document
-
-
-def _graph_node(key: str, trapi: Any) -> Node:
-    if not isinstance(trapi, dict):
-        raise GraphFormatError(f"TRAPI node {key!r} must be an object")
-    plain, restored, _ = _read_attributes(trapi.get("attributes"), f"node {key!r}", edge=False)
-    node: Node = dict(plain)
-    node["id"] = key
-    if "name" in trapi:
-        node["name"] = trapi["name"]
-    categories = trapi.get("categories")
-    if categories and _is_string_list(categories):
-        node["category"] = category_from(categories)
-    node.update(restored)
-    return node
-
-
-def _graph_link(key: str, edge: Any, nodes: dict[str, Any]) -> Link:
-    if not isinstance(edge, dict):
-        raise GraphFormatError(f"TRAPI edge {key!r} must be an object")
-    for field in ("subject", "object"):
-        ref = edge.get(field)
-        if not isinstance(ref, str) or not ref:
-            raise GraphFormatError(f"TRAPI edge {key!r} has no {field}")
-        if ref not in nodes:
-            raise GraphFormatError(f"TRAPI edge {key!r} has {field} {ref!r}, which is not a node")
-    predicate = edge.get("predicate")
-    if not isinstance(predicate, str) or not predicate:
-        raise GraphFormatError(f"TRAPI edge {key!r} has no predicate")
-    plain, restored, evidence = _read_attributes(edge.get("attributes"), f"edge {key!r}", edge=True)
-    link: Link = dict(plain)
-    link.update(source=edge["subject"], target=edge["object"], evidence=evidence)
-    if not is_auto_link_key(key):
-        link["id"] = key
-    link.update(_source_fields(edge.get("sources")))
-    if edge.get("qualifiers"):
-        link["qualifiers"] = edge["qualifiers"]
-    link.update(restored)
-    restore_link_fields(link, predicate)
-    return link
-
-
-def _read_attributes(
-    attributes: Any, where: str, *, edge: bool
-) -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
-    """(properties, escaped properties, an edge's publications) of a TRAPI attribute list."""
-    if attributes is None:
-        return {}, {}, []
-    if not isinstance(attributes, list):
-        raise GraphFormatError(f"TRAPI {where}: 'attributes' must be a list")
-    collected: dict[str, list[Any]] = {}
-    restored: dict[str, Any] = {}
-    publications: list[Any] = []
-    for index, attribute in enumerate(attributes):
-        type_id = attribute.get("attribute_type_id") if isinstance(attribute, dict) else None
-        if not isinstance(type_id, str) or not type_id:
-            raise GraphFormatError(f"TRAPI {where}: attribute {index} has no attribute_type_id")
-        value = attribute.get("value")
-        if edge and type_id == PUBLICATIONS:
-            publications.extend(value if isinstance(value, list) else [value])
-        elif type_id.startswith(GRAPHWRIGHT):
-            restored[type_id[len(GRAPHWRIGHT) :]] = value
-        else:
-            collected.setdefault(type_id.removeprefix(BIOLINK), []).append(value)
-    plain = {key: values[0] if len(values) == 1 else values for key, values in collected.items()}
-    return plain, restored, publications
-
-
-def _source_fields(sources: Any) -> dict[str, Any]:
-    """Link fields for TRAPI `sources`: simple ones as KGX-style source fields, others verbatim."""
-    if not isinstance(sources, list):
-        return {}
-    entries = [source for source in sources if source != PLACEHOLDER_SOURCE]
-    if not entries:
-        return {}
-    primaries = [s["resource_id"] for s in entries if _is_simple(s, PRIMARY)]
-    aggregators = [s["resource_id"] for s in entries if _is_simple(s, AGGREGATOR)]
-    if len(primaries) > 1 or len(primaries) + len(aggregators) != len(entries):
-        return {"sources": sources}
-    fields: dict[str, Any] = {}
-    if primaries:
-        fields[PRIMARY] = primaries[0]
-    if aggregators:
-        fields[AGGREGATOR] = aggregators
-    return fields
-
-
-def _is_simple(source: Any, role: str) -> bool:
+def _is_attribute_list(value: Any) -> bool:
+    """A list of TRAPI attributes (kept verbatim)."""
     return (
-        isinstance(source, dict)
-        and source.keys() == {"resource_id", "resource_role"}
-        and source["resource_role"] == role
-        and isinstance(source["resource_id"], str)
-        and bool(source["resource_id"])
+        isinstance(value, list)
+        and bool(value)
+        and all(
+            isinstance(a, dict)
+            and a.keys() <= _ATTRIBUTE_KEYS
+            and "value" in a
+            and isinstance(a.get("attribute_type_id"), str)
+            and bool(a["attribute_type_id"])
+            for a in value
+        )
     )

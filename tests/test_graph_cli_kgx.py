@@ -1,0 +1,94 @@
+"""`graphwright graph` on KGX files as KG-Hub ships them: nodes-only and edges-only files merged
+across files (--strict refuses what no file holds), KGX's JSON Lines pair for `.jsonl`, and
+`merge --normalize` when the Node Normalizer cannot be reached."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from pathlib import Path
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from graphwright.cli import app
+from graphwright.core.formats import read_graph_pair
+
+runner = CliRunner()
+KGHUB = Path(__file__).parent / "fixtures" / "formats" / "kghub"
+
+
+def _run(*args: str):
+    return runner.invoke(app, ["graph", *args])
+
+
+def test_merge_of_a_nodes_file_and_an_edges_file_infers_only_what_no_file_holds(
+    tmp_path: Path,
+) -> None:
+    nodes = shutil.copy(KGHUB / "kg-microbe_nodes.tsv", tmp_path / "microbe_nodes.tsv")
+    edges = shutil.copy(KGHUB / "traits_edges.tsv", tmp_path / "traits_edges.tsv")
+    out = tmp_path / "merged.json"
+    result = _run("merge", str(nodes), str(edges), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert "no file holds CHEBI:16236; added it as ChemicalEntity" in result.output
+    merged = orjson.loads(out.read_bytes())
+    names = {node["id"]: node.get("name") for node in merged["nodes"]}
+    assert names == {
+        "NCBITaxon:562": "Escherichia coli",
+        "CHEBI:17234": "glucose",
+        "CHEBI:16236": None,
+    }
+    assert len(merged["links"]) == 2  # e1 and e3 share subject, predicate and object
+
+
+def test_merge_strict_refuses_links_to_nodes_no_file_holds(tmp_path: Path) -> None:
+    nodes = shutil.copy(KGHUB / "kg-microbe_nodes.tsv", tmp_path / "microbe_nodes.tsv")
+    edges = shutil.copy(KGHUB / "traits_edges.tsv", tmp_path / "traits_edges.tsv")
+    out = tmp_path / "merged.json"
+    result = _run("merge", str(nodes), str(edges), "-o", str(out), "--strict")
+    assert result.exit_code != 0
+    assert "'CHEBI:16236', which no file holds" in result.output
+    assert not out.exists()
+
+
+def test_convert_to_jsonl_writes_the_pair_kgx_reads(tmp_path: Path) -> None:
+    nodes = shutil.copy(KGHUB / "kg-microbe_nodes.tsv", tmp_path / "microbe_nodes.tsv")
+    result = _run("convert", str(nodes), str(tmp_path / "out.jsonl"))
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "out.jsonl").exists()
+    written = [(tmp_path / name).read_text() for name in ("out_nodes.jsonl", "out_edges.jsonl")]
+    graph = read_graph_pair(*written, "kgx-jsonl")
+    assert [node["id"] for node in graph["nodes"]] == ["NCBITaxon:562", "CHEBI:17234"]
+
+
+def test_merge_normalize_offline_falls_back_to_the_input_equivalences(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphwright.settings import get_settings
+
+    with socket.socket() as closed:  # a port nothing listens on: the service is unreachable
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setenv("GRAPHWRIGHT_NODE_NORMALIZER_URL", f"http://127.0.0.1:{port}")
+    get_settings.cache_clear()
+    source = tmp_path / "genes.json"
+    source.write_bytes(
+        orjson.dumps(
+            {
+                "nodes": [
+                    {"id": "HGNC:11998", "equivalent_ids": ["NCBIGene:7157"]},
+                    {"id": "NCBIGene:7157"},
+                ],
+                "links": [],
+            }
+        )
+    )
+    out = tmp_path / "merged.json"
+    try:
+        result = _run("merge", str(source), "-o", str(out), "--normalize")
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 0, result.output
+    assert "merged with the equivalences in the input only" in result.output
+    assert [node["id"] for node in orjson.loads(out.read_bytes())["nodes"]] == ["NCBIGene:7157"]
