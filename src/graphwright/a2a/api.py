@@ -1,0 +1,55 @@
+"""The A2A mount: the agent card at /.well-known/agent-card.json and JSON-RPC at /a2a.
+
+`mount` adds a2a-sdk's routes to the app, with the request handler on a `DatabaseTaskStore` in
+the app's database and the token check in front of JSON-RPC. The executor defaults to the chat
+(`ChatAgentExecutor` over `app.state.chat_service`, which the chat router's lifespan builds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from a2a.server.agent_execution import AgentExecutor
+from a2a.server.routes import add_a2a_routes_to_fastapi, create_agent_card_routes
+from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
+from fastapi import APIRouter, FastAPI
+from starlette.routing import Route
+
+from graphwright.a2a.auth import CallContextBuilder, ScopedRequestHandler, guarded
+from graphwright.a2a.card import CACHE_CONTROL, RPC_PATH, agent_card
+from graphwright.a2a.executor import ChatAgentExecutor
+from graphwright.a2a.tasks import async_engine, task_store
+from graphwright.chat.api import api_base_url
+from graphwright.settings import Settings
+
+
+def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = True) -> None:
+    """Serve A2A from `app` (its `state.settings` and `state.database`; `state.auth_service`
+    unless `auth` is off, which only protocol tests do)."""
+    settings: Settings = app.state.settings
+    card = agent_card(api_base_url(settings))
+    engine = async_engine(app.state.database.url)
+    handler = ScopedRequestHandler(
+        agent_executor=executor or ChatAgentExecutor(lambda: app.state.chat_service),
+        task_store=task_store(engine),
+        agent_card=card,
+    )
+    dispatcher = JsonRpcDispatcher(handler, context_builder=CallContextBuilder())
+    endpoint = guarded(dispatcher.handle_requests, app.state.auth_service if auth else None)
+    add_a2a_routes_to_fastapi(
+        app,
+        agent_card_routes=create_agent_card_routes(card, cache_control=CACHE_CONTROL),
+        jsonrpc_routes=[Route(RPC_PATH, endpoint=endpoint, methods=["POST"])],
+    )
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await handler.aclose()
+            await engine.dispose()
+
+    app.include_router(APIRouter(lifespan=lifespan))
+    app.state.a2a_handler = handler

@@ -1,0 +1,192 @@
+"""Who may use the A2A endpoint: graphwright's own bearer tokens, checked by the auth service.
+
+Every A2A route except the agent card needs a valid token. Without one the answer is HTTP 401
+with `WWW-Authenticate: Bearer` and a JSON-RPC error body; a token scoped to one conversation may
+only use that A2A context, and any other gets HTTP 403 with a JSON-RPC error body. A scoped token
+that names no context works in its own conversation, and lists only that conversation's tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any
+
+from a2a.auth.user import User
+from a2a.server.context import ServerCallContext
+from a2a.server.events import Event
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import DefaultServerCallContextBuilder
+from a2a.types import (
+    CancelTaskRequest,
+    GetTaskRequest,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    SendMessageRequest,
+    SubscribeToTaskRequest,
+    Task,
+)
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from graphwright.auth.models import Principal
+from graphwright.auth.service import AuthService
+from graphwright.errors import Forbidden, Unauthorized
+
+PRINCIPAL = "graphwright.principal"
+ANONYMOUS_ACTOR = "a2a"
+# JSON-RPC has no codes for these: the HTTP status says which, and so does the
+# google.rpc.ErrorInfo `reason` in `data`, the shape a2a-sdk gives its own errors.
+AUTH_ERROR_CODE = -32600
+ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+ERROR_DOMAIN = "a2a-protocol.org"
+
+
+class ContextForbidden(HTTPException):
+    """Raised inside the JSON-RPC dispatcher, which lets HTTP exceptions through to the route."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(403, message)
+
+
+def rpc_error(status_code: int, reason: str, message: str, request_id: Any = None) -> Response:
+    headers = {"WWW-Authenticate": "Bearer"} if status_code == 401 else None
+    body = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {
+            "code": AUTH_ERROR_CODE,
+            "message": message,
+            "data": [{"@type": ERROR_INFO, "reason": reason, "domain": ERROR_DOMAIN}],
+        },
+    }
+    return JSONResponse(body, status_code=status_code, headers=headers)
+
+
+def guarded(
+    endpoint: Callable[[Request], Awaitable[Response]], auth: AuthService | None
+) -> Callable[[Request], Awaitable[Response]]:
+    """The endpoint behind a token check (`auth` None: no check, for tests of the protocol)."""
+
+    async def guarded_endpoint(request: Request) -> Response:
+        if auth is not None:
+            header = request.headers.get("authorization", "")
+            scheme, _, token = header.partition(" ")
+            try:
+                if scheme.lower() != "bearer":
+                    token = ""
+                principal = await asyncio.to_thread(auth.authenticate, token.strip() or None)
+            except Unauthorized as exc:
+                return rpc_error(401, "UNAUTHENTICATED", str(exc))
+            request.scope[PRINCIPAL] = principal
+        try:
+            return await endpoint(request)
+        except ContextForbidden as exc:
+            return rpc_error(403, "PERMISSION_DENIED", exc.detail)
+
+    return guarded_endpoint
+
+
+class TokenUser(User):
+    def __init__(self, principal: Principal) -> None:
+        self.principal = principal
+
+    @property
+    def is_authenticated(self) -> bool:
+        return True
+
+    @property
+    def user_name(self) -> str:
+        return self.principal.actor
+
+
+class CallContextBuilder(DefaultServerCallContextBuilder):
+    """The SDK's call context, with the caller's principal in its state."""
+
+    def build(self, request: Request) -> ServerCallContext:
+        context = super().build(request)
+        principal = request.scope.get(PRINCIPAL)
+        if principal is not None:
+            context.state[PRINCIPAL] = principal
+            context.user = TokenUser(principal)
+        return context
+
+
+def principal_of(context: ServerCallContext) -> Principal | None:
+    return context.state.get(PRINCIPAL)
+
+
+def actor_of(context: ServerCallContext) -> str:
+    principal = principal_of(context)
+    return principal.actor if principal is not None else ANONYMOUS_ACTOR
+
+
+def _check(context: ServerCallContext, context_id: str) -> None:
+    principal = principal_of(context)
+    if principal is None:
+        return
+    try:
+        AuthService.authorize(principal, context_id)
+    except Forbidden as exc:
+        raise ContextForbidden(str(exc)) from None
+
+
+class ScopedRequestHandler(DefaultRequestHandler):
+    """a2a-sdk's request handler, which first checks the caller's conversation scope."""
+
+    async def _scoped_task(self, task_id: str, context: ServerCallContext) -> None:
+        task = await self.task_store.get(task_id, context)
+        if task is not None:
+            _check(context, task.context_id)
+
+    async def _admit(self, params: SendMessageRequest, context: ServerCallContext) -> None:
+        message = params.message
+        if message.task_id:
+            await self._scoped_task(message.task_id, context)
+        principal = principal_of(context)
+        if not message.context_id and principal is not None and principal.conversation_id:
+            message.context_id = principal.conversation_id
+        if message.context_id:
+            _check(context, message.context_id)
+
+    async def on_message_send(
+        self, params: SendMessageRequest, context: ServerCallContext
+    ) -> Message | Task:
+        await self._admit(params, context)
+        return await super().on_message_send(params, context)
+
+    async def on_message_send_stream(
+        self, params: SendMessageRequest, context: ServerCallContext
+    ) -> AsyncGenerator[Event, None]:
+        await self._admit(params, context)
+        async for event in super().on_message_send_stream(params, context):
+            yield event
+
+    async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task | None:
+        await self._scoped_task(params.id, context)
+        return await super().on_get_task(params, context)
+
+    async def on_cancel_task(
+        self, params: CancelTaskRequest, context: ServerCallContext
+    ) -> Task | None:
+        await self._scoped_task(params.id, context)
+        return await super().on_cancel_task(params, context)
+
+    async def on_subscribe_to_task(
+        self, params: SubscribeToTaskRequest, context: ServerCallContext
+    ) -> AsyncGenerator[Event, None]:
+        await self._scoped_task(params.id, context)
+        async for event in super().on_subscribe_to_task(params, context):
+            yield event
+
+    async def on_list_tasks(
+        self, params: ListTasksRequest, context: ServerCallContext
+    ) -> ListTasksResponse:
+        principal = principal_of(context)
+        if params.context_id:
+            _check(context, params.context_id)
+        elif principal is not None and principal.conversation_id:
+            params.context_id = principal.conversation_id
+        return await super().on_list_tasks(params, context)
