@@ -17,7 +17,11 @@ from a2a.types import (
     Task,
     TaskState,
 )
-from a2a.utils.errors import TaskNotCancelableError
+from a2a.utils.errors import (
+    ContentTypeNotSupportedError,
+    InvalidParamsError,
+    TaskNotCancelableError,
+)
 from google.protobuf.json_format import MessageToDict
 
 from graphwright.a2a import executor as a2a_executor
@@ -290,3 +294,17 @@ async def test_no_token_is_401_and_a_token_for_another_conversation_is_403(agent
     assert [t.id for t in listing.tasks] == [own.id]
     await scoped.close()
     await admin.close()
+
+
+async def test_parts_and_context_ids_graphwright_cannot_take_are_refused(agent: Agent) -> None:
+    client = await agent.client(streaming=False)
+    raw = Part(raw=b"%PDF", media_type="application/pdf")
+    with pytest.raises(ContentTypeNotSupportedError, match="application/pdf"):
+        await collect(client, user_message(parts=[raw]))
+    with pytest.raises(InvalidParamsError, match="contextId"):
+        await collect(client, user_message("/help", context_id="not a conversation id!"))
+    with pytest.raises(InvalidParamsError, match=r"metadata\.mode"):
+        await collect(client, user_message("/help", metadata={"mode": "turbo"}))
+    listing = await client.list_tasks(ListTasksRequest(context_id="not a conversation id!"))
+    assert list(listing.tasks) == []
+    await client.close()

@@ -16,9 +16,10 @@ from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
 from fastapi import APIRouter, FastAPI
 from starlette.routing import Route
 
-from graphwright.a2a.auth import CallContextBuilder, ScopedRequestHandler, guarded
+from graphwright.a2a.auth import CallContextBuilder, guarded
 from graphwright.a2a.card import CACHE_CONTROL, RPC_PATH, agent_card
 from graphwright.a2a.executor import ChatAgentExecutor
+from graphwright.a2a.handler import GraphwrightRequestHandler
 from graphwright.a2a.tasks import async_engine, task_store
 from graphwright.chat.api import api_base_url
 from graphwright.settings import Settings
@@ -30,7 +31,7 @@ def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = T
     settings: Settings = app.state.settings
     card = agent_card(api_base_url(settings))
     engine = async_engine(app.state.database.url)
-    handler = ScopedRequestHandler(
+    handler = GraphwrightRequestHandler(
         agent_executor=executor or ChatAgentExecutor(lambda: app.state.chat_service),
         task_store=task_store(engine),
         agent_card=card,

@@ -2,31 +2,19 @@
 
 Every A2A route except the agent card needs a valid token. Without one the answer is HTTP 401
 with `WWW-Authenticate: Bearer` and a JSON-RPC error body; a token scoped to one conversation may
-only use that A2A context, and any other gets HTTP 403 with a JSON-RPC error body. A scoped token
-that names no context works in its own conversation, and lists only that conversation's tasks.
+only use that A2A context, and any other gets HTTP 403 with a JSON-RPC error body (raised as
+`ContextForbidden` by the request handler, which knows each request's context).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from a2a.auth.user import User
 from a2a.server.context import ServerCallContext
-from a2a.server.events import Event
-from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import DefaultServerCallContextBuilder
-from a2a.types import (
-    CancelTaskRequest,
-    GetTaskRequest,
-    ListTasksRequest,
-    ListTasksResponse,
-    Message,
-    SendMessageRequest,
-    SubscribeToTaskRequest,
-    Task,
-)
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -123,7 +111,7 @@ def actor_of(context: ServerCallContext) -> str:
     return principal.actor if principal is not None else ANONYMOUS_ACTOR
 
 
-def _check(context: ServerCallContext, context_id: str) -> None:
+def authorize_context(context: ServerCallContext, context_id: str) -> None:
     principal = principal_of(context)
     if principal is None:
         return
@@ -131,62 +119,3 @@ def _check(context: ServerCallContext, context_id: str) -> None:
         AuthService.authorize(principal, context_id)
     except Forbidden as exc:
         raise ContextForbidden(str(exc)) from None
-
-
-class ScopedRequestHandler(DefaultRequestHandler):
-    """a2a-sdk's request handler, which first checks the caller's conversation scope."""
-
-    async def _scoped_task(self, task_id: str, context: ServerCallContext) -> None:
-        task = await self.task_store.get(task_id, context)
-        if task is not None:
-            _check(context, task.context_id)
-
-    async def _admit(self, params: SendMessageRequest, context: ServerCallContext) -> None:
-        message = params.message
-        if message.task_id:
-            await self._scoped_task(message.task_id, context)
-        principal = principal_of(context)
-        if not message.context_id and principal is not None and principal.conversation_id:
-            message.context_id = principal.conversation_id
-        if message.context_id:
-            _check(context, message.context_id)
-
-    async def on_message_send(
-        self, params: SendMessageRequest, context: ServerCallContext
-    ) -> Message | Task:
-        await self._admit(params, context)
-        return await super().on_message_send(params, context)
-
-    async def on_message_send_stream(
-        self, params: SendMessageRequest, context: ServerCallContext
-    ) -> AsyncGenerator[Event, None]:
-        await self._admit(params, context)
-        async for event in super().on_message_send_stream(params, context):
-            yield event
-
-    async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task | None:
-        await self._scoped_task(params.id, context)
-        return await super().on_get_task(params, context)
-
-    async def on_cancel_task(
-        self, params: CancelTaskRequest, context: ServerCallContext
-    ) -> Task | None:
-        await self._scoped_task(params.id, context)
-        return await super().on_cancel_task(params, context)
-
-    async def on_subscribe_to_task(
-        self, params: SubscribeToTaskRequest, context: ServerCallContext
-    ) -> AsyncGenerator[Event, None]:
-        await self._scoped_task(params.id, context)
-        async for event in super().on_subscribe_to_task(params, context):
-            yield event
-
-    async def on_list_tasks(
-        self, params: ListTasksRequest, context: ServerCallContext
-    ) -> ListTasksResponse:
-        principal = principal_of(context)
-        if params.context_id:
-            _check(context, params.context_id)
-        elif principal is not None and principal.conversation_id:
-            params.context_id = principal.conversation_id
-        return await super().on_list_tasks(params, context)

@@ -14,7 +14,6 @@ with the answer as its message.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -25,24 +24,20 @@ from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import Artifact as ProtoArtifact
 from a2a.types import Message, Part, TaskArtifactUpdateEvent, TaskState
-from a2a.utils.errors import ContentTypeNotSupportedError, InvalidParamsError
-from google.protobuf.json_format import MessageToDict
 
 from graphwright.a2a.auth import actor_of
-from graphwright.a2a.parts import chat_to_proto, message_input
-from graphwright.chat.models import CONVERSATION_ID_PATTERN, ChatRequest, MessageStatus, Mode
+from graphwright.a2a.parts import admit, chat_to_proto
+from graphwright.chat.models import ChatRequest, MessageStatus
 from graphwright.chat.service import ChatService, RunningTurn
 from graphwright.core.artifacts import MARKDOWN
-from graphwright.errors import GraphwrightError, InvalidInput
+from graphwright.errors import GraphwrightError
 
 ANSWER_NAME = "Answer"
-MODE_KEY = "mode"
 GRAPH_VERSION_KEY = "graphVersion"
 # Tokens are sent in chunks of at least this age or size, so that a fast model does not cost
 # one task-store write per token.
 CHUNK_SECONDS = 0.05
 CHUNK_CHARS = 2000
-_CONVERSATION_ID = re.compile(CONVERSATION_ID_PATTERN)
 
 
 def answer_artifact_id(task_id: str) -> str:
@@ -109,18 +104,7 @@ class ChatAgentExecutor(AgentExecutor):
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         message, task_id, context_id = context.message, context.task_id, context.context_id
         assert message is not None and task_id is not None and context_id is not None
-        if not _CONVERSATION_ID.match(context_id):
-            raise InvalidParamsError(
-                message=f"contextId '{context_id}' cannot name a conversation: use letters, "
-                "digits and . _ : - (at most 200, starting with a letter or digit)"
-            )
-        try:
-            request = message_input(message)
-        except InvalidInput as exc:
-            raise ContentTypeNotSupportedError(message=str(exc)) from None
-        if not request.text and not request.graphs:
-            raise InvalidParamsError(message="The message has no text and no knowledge graph")
-        mode = _requested_mode({**context.metadata, **MessageToDict(message.metadata)})
+        request = admit(message, context.metadata)
         if context.current_task is None:
             await event_queue.enqueue_event(new_task_from_user_message(message))
         updater = TaskUpdater(event_queue, task_id, context_id)
@@ -140,7 +124,7 @@ class ChatAgentExecutor(AgentExecutor):
                 ChatRequest(
                     conversation_id=context_id,
                     message=request.text,
-                    mode=mode,
+                    mode=request.mode,
                 ),
                 actor=actor,
             )
@@ -220,16 +204,3 @@ async def _graph_status(updater: TaskUpdater, version: int, what: str) -> None:
 
 def _text(updater: TaskUpdater, text: str) -> Message:
     return updater.new_agent_message([Part(text=text)])
-
-
-def _requested_mode(metadata: dict[str, Any]) -> Mode | None:
-    value = metadata.get(MODE_KEY)
-    if value is None:
-        return None
-    try:
-        return Mode(value)
-    except ValueError:
-        choices = ", ".join(mode.value for mode in Mode)
-        raise InvalidParamsError(
-            message=f"metadata.mode '{value}' is not a mode; use one of: {choices}"
-        ) from None

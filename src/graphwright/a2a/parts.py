@@ -8,27 +8,65 @@ artifact is parsed from, and read back into, that JSON: the mediaTypes stay as t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from a2a.types import Artifact as ProtoArtifact
 from a2a.types import Message, Part
+from a2a.utils.errors import ContentTypeNotSupportedError, InvalidParamsError
 from google.protobuf.json_format import MessageToDict, ParseDict
 
+from graphwright.chat.models import CONVERSATION_ID_PATTERN, Mode
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH, Artifact, ChatArtifact, from_chat
 from graphwright.core.graph import load_graph
 from graphwright.errors import GraphwrightError, InvalidInput
 
 VERSION_KEY = "version"
+MODE_KEY = "mode"
+_CONVERSATION_ID = re.compile(CONVERSATION_ID_PATTERN)
 TEXT_TYPES = ("", "text/plain", "text/markdown")
 
 
 @dataclass(slots=True)
 class MessageInput:
-    """What an A2A message asks of a turn: the user's text and any knowledge graphs attached."""
+    """What an A2A message asks of a turn: the user's text, any knowledge graphs attached, and
+    the conversation mode it asks for (`metadata.mode`)."""
 
     text: str
     graphs: list[dict[str, Any]] = field(default_factory=list)
+    mode: Mode | None = None
+
+
+def admit(message: Message, metadata: dict[str, Any]) -> MessageInput:
+    """The turn an A2A message (with its request's `metadata`) asks for, or the A2A error that
+    says why there is none: a part graphwright cannot take, a contextId that cannot name a
+    conversation, an unknown mode."""
+    if message.context_id and not _CONVERSATION_ID.match(message.context_id):
+        raise InvalidParamsError(
+            message=f"contextId '{message.context_id}' cannot name a conversation: use letters, "
+            "digits and . _ : - (at most 200, starting with a letter or digit)"
+        )
+    try:
+        found = message_input(message)
+    except InvalidInput as exc:
+        raise ContentTypeNotSupportedError(message=str(exc)) from None
+    if not found.text and not found.graphs:
+        raise InvalidParamsError(message="The message has no text and no knowledge graph")
+    found.mode = _mode({**metadata, **MessageToDict(message.metadata)}.get(MODE_KEY))
+    return found
+
+
+def _mode(value: Any) -> Mode | None:
+    if value is None:
+        return None
+    try:
+        return Mode(value)
+    except ValueError:
+        choices = ", ".join(mode.value for mode in Mode)
+        raise InvalidParamsError(
+            message=f"metadata.mode '{value}' is not a mode; use one of: {choices}"
+        ) from None
 
 
 def to_proto(artifact: Artifact, *, version: int | None = None) -> ProtoArtifact:
