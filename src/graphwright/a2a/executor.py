@@ -26,7 +26,7 @@ from a2a.types import Artifact as ProtoArtifact
 from a2a.types import Message, Part, TaskArtifactUpdateEvent, TaskState
 
 from graphwright.a2a.auth import actor_of
-from graphwright.a2a.parts import admit, chat_to_proto
+from graphwright.a2a.parts import ANSWER_KEY, admit, chat_to_proto
 from graphwright.chat.models import ChatRequest, MessageStatus
 from graphwright.chat.service import ChatService, RunningTurn
 from graphwright.core.artifacts import MARKDOWN
@@ -81,6 +81,7 @@ class AnswerStream:
             artifact_id=answer_artifact_id(self._task_id),
             name=ANSWER_NAME if first else None,
             parts=[Part(text=text, media_type=MARKDOWN)],
+            metadata={ANSWER_KEY: True} if first else None,
         )
         self.chunks += 1
         await self._queue.enqueue_event(

@@ -23,6 +23,7 @@ from graphwright.core.graph import load_graph
 from graphwright.errors import GraphwrightError, InvalidInput
 
 VERSION_KEY = "version"
+ANSWER_KEY = "answer"  # marks the artifact that streams the assistant's answer
 MODE_KEY = "mode"
 _CONVERSATION_ID = re.compile(CONVERSATION_ID_PATTERN)
 TEXT_TYPES = ("", "text/plain", "text/markdown")

@@ -14,10 +14,11 @@ import orjson
 from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
 from sse_starlette.sse import EventSourceResponse
 
+from graphwright.a2a.client import remote_agents
 from graphwright.auth.api import conversation_principal, current_principal
 from graphwright.auth.models import Principal
 from graphwright.auth.service import AuthService
-from graphwright.chat.config import load_mcp_servers
+from graphwright.chat.config import load_a2a_agents, load_mcp_servers
 from graphwright.chat.llm import load_chat_model
 from graphwright.chat.mcp_manager import McpManager
 from graphwright.chat.models import ChatRequest, ConversationPatch
@@ -42,7 +43,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings: Settings = state.settings
     service = ChatService(
         db=state.database,
-        manager=McpManager(load_mcp_servers(settings)),
+        manager=McpManager(load_mcp_servers(settings), remote_agents(load_a2a_agents(settings))),
         model=load_chat_model(settings.model),
         artifacts=state.artifact_service,
         graphs=state.graph_service,
