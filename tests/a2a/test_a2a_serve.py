@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -17,7 +18,7 @@ from a2a.types import GetTaskRequest, TaskState
 from graphwright.auth.service import AuthService
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
 from graphwright.db import Database
-from tests.a2a.conftest import a2a_client, collect, user_message
+from tests.a2a.conftest import FLAKY, a2a_client, collect, user_message
 from tests.conftest import free_port
 
 GRAPHWRIGHT = Path(sys.executable).with_name("graphwright")
@@ -31,7 +32,11 @@ class Serve:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = home / "mcp_servers.json"
-        config.write_text(json.dumps({"mcpServers": {"grants": {"disabled": True}}}))
+        servers = {
+            "flaky": {"command": sys.executable, "args": [str(FLAKY)]},
+            "grants": {"disabled": True},
+        }
+        config.write_text(json.dumps({"mcpServers": servers}))
         self.env = {
             **os.environ,
             "GRAPHWRIGHT_HOME": str(home),
@@ -90,6 +95,15 @@ async def test_a_task_of_graphwright_serve_survives_a_restart(serve: Serve) -> N
     task = event.task
     assert task.status.state == TaskState.TASK_STATE_COMPLETED
     assert KNOWLEDGE_GRAPH in {part.media_type for a in task.artifacts for part in a.parts}
+    # A turn still running at shutdown is cancelled, not left `working` with nothing behind it.
+    slow = user_message("/flaky.sleep 300")
+    slow.configuration.return_immediately = True
+    [started] = await collect(client, slow)
+    for _ in range(200):  # bounded: until the turn is running
+        state = (await client.get_task(GetTaskRequest(id=started.task.id))).status.state
+        if state == TaskState.TASK_STATE_WORKING:
+            break
+        await asyncio.sleep(0.05)
     await client.close()
     serve.stop()
 
@@ -97,4 +111,6 @@ async def test_a_task_of_graphwright_serve_survives_a_restart(serve: Serve) -> N
     client = await a2a_client(serve.url, token, streaming=False)
     again = await client.get_task(GetTaskRequest(id=task.id))
     assert again == task
+    stopped = await client.get_task(GetTaskRequest(id=started.task.id))
+    assert stopped.status.state == TaskState.TASK_STATE_CANCELED
     await client.close()

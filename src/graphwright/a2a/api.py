@@ -7,12 +7,15 @@ the app's database and the token check in front of JSON-RPC. The executor defaul
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from a2a.server.agent_execution import AgentExecutor
+from a2a.server.context import ServerCallContext
 from a2a.server.routes import add_a2a_routes_to_fastapi, create_agent_card_routes
 from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
+from a2a.types import CancelTaskRequest
 from fastapi import APIRouter, FastAPI
 from starlette.routing import Route
 
@@ -31,8 +34,9 @@ def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = T
     settings: Settings = app.state.settings
     card = agent_card(api_base_url(settings))
     engine = async_engine(app.state.database.url)
+    executor = executor or ChatAgentExecutor(lambda: app.state.chat_service)
     handler = GraphwrightRequestHandler(
-        agent_executor=executor or ChatAgentExecutor(lambda: app.state.chat_service),
+        agent_executor=executor,
         task_store=task_store(engine),
         agent_card=card,
     )
@@ -49,8 +53,23 @@ def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = T
         try:
             yield
         finally:
+            if isinstance(executor, ChatAgentExecutor):
+                await _cancel_running(handler, executor)
             await handler.aclose()
             await engine.dispose()
 
     app.include_router(APIRouter(lifespan=lifespan))
     app.state.a2a_handler = handler
+
+
+async def _cancel_running(handler: GraphwrightRequestHandler, executor: ChatAgentExecutor) -> None:
+    """Shutting down: cancel the running turns' tasks, so that none is left `working` in the
+    store, with no process behind it."""
+    server = ServerCallContext()
+    await asyncio.gather(
+        *(
+            handler.on_cancel_task(CancelTaskRequest(id=task_id), server)
+            for task_id in list(executor.running)
+        ),
+        return_exceptions=True,
+    )

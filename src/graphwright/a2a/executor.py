@@ -101,6 +101,7 @@ class ChatAgentExecutor(AgentExecutor):
     def __init__(self, chat: Callable[[], ChatService]) -> None:
         self._chat = chat
         self._cancelling: set[str] = set()
+        self.running: set[str] = set()  # task ids, so that shutdown can cancel them
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         message, task_id, context_id = context.message, context.task_id, context.context_id
@@ -132,6 +133,7 @@ class ChatAgentExecutor(AgentExecutor):
         except GraphwrightError as exc:
             await updater.failed(_text(updater, str(exc)))
             return
+        self.running.add(task_id)
         try:
             await self._relay(handle, updater, event_queue)
         except asyncio.CancelledError:
@@ -139,6 +141,7 @@ class ChatAgentExecutor(AgentExecutor):
             await asyncio.shield(service.cancel(context_id))
             raise
         finally:
+            self.running.discard(task_id)
             self._cancelling.discard(task_id)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
