@@ -58,6 +58,8 @@ def test_postgres_url_options_become_asyncpg_server_settings() -> None:
     )
     assert url.drivername == "postgresql+asyncpg" and "options" not in url.query
     assert settings == {"search_path": "s1", "timezone": "UTC"}
+    plain, none = _asyncpg_url(make_url("postgresql://u@h/db?sslmode=require"))
+    assert plain.query == {"sslmode": "require"} and none == {}
 
 
 def test_artifacts_keep_their_media_types_and_version_in_a2a() -> None:

@@ -23,7 +23,7 @@ from graphwright.a2a.auth import CallContextBuilder, guarded
 from graphwright.a2a.card import CACHE_CONTROL, RPC_PATH, agent_card
 from graphwright.a2a.executor import ChatAgentExecutor
 from graphwright.a2a.handler import GraphwrightRequestHandler
-from graphwright.a2a.tasks import async_engine, task_store
+from graphwright.a2a.tasks import GraphwrightTaskStore, async_engine
 from graphwright.chat.api import api_base_url
 from graphwright.settings import Settings
 
@@ -37,7 +37,7 @@ def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = T
     executor = executor or ChatAgentExecutor(lambda: app.state.chat_service)
     handler = GraphwrightRequestHandler(
         agent_executor=executor,
-        task_store=task_store(engine),
+        task_store=GraphwrightTaskStore(engine),
         agent_card=card,
     )
     dispatcher = JsonRpcDispatcher(handler, context_builder=CallContextBuilder())
