@@ -4,7 +4,7 @@ The message's `contextId` is the conversation (follow-ups continue it) and its `
 turn. Text parts are the user's message, so slash commands work without a model exactly as in the
 chat; a data part holding a knowledge graph is merged into the conversation's Graph Mode graph.
 
-What the turn does goes out as A2A events, in this order: the task, `working`, the assistant's
+What the turn does goes out as A2A events, in this order: the task (`working`), the assistant's
 text as one artifact streamed in chunks (`append`, and `lastChunk` on the last), a `working`
 status with the new graph version after each Graph Mode change, the turn's stored artifacts (same
 ids as in the artifact store, `metadata.version` their stored version), then the final status
@@ -14,6 +14,7 @@ with the answer as its message.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -30,7 +31,7 @@ from graphwright.a2a.parts import ANSWER_KEY, admit, chat_to_proto
 from graphwright.chat.models import ChatRequest, MessageStatus
 from graphwright.chat.service import ChatService, RunningTurn
 from graphwright.core.artifacts import MARKDOWN
-from graphwright.errors import GraphwrightError
+from graphwright.errors import GraphwrightError, NotFound
 
 ANSWER_NAME = "Answer"
 GRAPH_VERSION_KEY = "graphVersion"
@@ -107,10 +108,14 @@ class ChatAgentExecutor(AgentExecutor):
         message, task_id, context_id = context.message, context.task_id, context.context_id
         assert message is not None and task_id is not None and context_id is not None
         request = admit(message, context.metadata)
-        if context.current_task is None:
-            await event_queue.enqueue_event(new_task_from_user_message(message))
         updater = TaskUpdater(event_queue, task_id, context_id)
-        await updater.start_work()
+        if context.current_task is None:
+            # The task starts out working: one event (and one task-store write) less per turn.
+            task = new_task_from_user_message(message)
+            task.status.state = TaskState.TASK_STATE_WORKING
+            await event_queue.enqueue_event(task)
+        else:
+            await updater.start_work()
         service = self._chat()
         actor = actor_of(context.call_context)
         try:
@@ -148,7 +153,8 @@ class ChatAgentExecutor(AgentExecutor):
         task_id, context_id = context.task_id, context.context_id
         assert task_id is not None and context_id is not None
         self._cancelling.add(task_id)
-        await self._chat().cancel(context_id)
+        with contextlib.suppress(NotFound):  # cancelled before its conversation was made
+            await self._chat().cancel(context_id)
         await TaskUpdater(event_queue, task_id, context_id).cancel()
 
     async def _relay(self, handle: RunningTurn, updater: TaskUpdater, queue: EventQueue) -> None:
