@@ -28,8 +28,10 @@ import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import uvicorn
@@ -39,6 +41,8 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from graphwright.a2a import executor as a2a_executor
 from graphwright.app import create_app
@@ -204,11 +208,11 @@ async def concurrency(app: Any, base: str, token: str) -> tuple[float, int, int,
     seconds = time.perf_counter() - started
     problems: list[str] = []
     chunks = 0
-    for text, task_id, events in results:
-        found = check_stream(text, task_id, events)
+    for expected, task_id, events in results:
+        found = check_stream(expected, task_id, events)
         stored = await blocking.get_task(GetTaskRequest(id=task_id))
         answer = next(a for a in stored.artifacts if a.artifact_id.endswith("answer"))
-        if "".join(part.text for part in answer.parts) != text:
+        if "".join(part.text for part in answer.parts) != expected:
             found.append("stored answer differs from the stream")
         chunks += len(answer.parts)
         problems += [f"task {task_id}: {problem}" for problem in found]
@@ -217,7 +221,32 @@ async def concurrency(app: Any, base: str, token: str) -> tuple[float, int, int,
     return seconds, chunks, len(results), problems
 
 
+@contextmanager
+def own_schema(database_url: str | None) -> Iterator[str | None]:
+    """On PostgreSQL, a schema of its own, dropped afterwards: the run never migrates a schema
+    that others use."""
+    if database_url is None or make_url(database_url).get_backend_name() != "postgresql":
+        yield database_url
+        return
+    schema = f"a2a_bench_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(database_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    sep = "&" if "?" in database_url else "?"
+    try:
+        yield f"{database_url}{sep}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
 async def main(quick: bool, database_url: str | None) -> None:
+    with own_schema(database_url) as url:
+        await run(quick, url)
+
+
+async def run(quick: bool, database_url: str | None) -> None:
     runs = 20 if quick else 100
     with tempfile.TemporaryDirectory() as directory:
         home = Path(directory)

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from a2a.server.agent_execution import AgentExecutor
+from a2a.server.agent_execution import AgentExecutor, SimpleRequestContextBuilder
 from a2a.server.context import ServerCallContext
 from a2a.server.routes import add_a2a_routes_to_fastapi, create_agent_card_routes
 from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
@@ -35,10 +35,12 @@ def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = T
     card = agent_card(api_base_url(settings))
     engine = async_engine(app.state.database.url)
     executor = executor or ChatAgentExecutor(lambda: app.state.chat_service)
+    store = GraphwrightTaskStore(engine)
     handler = GraphwrightRequestHandler(
         agent_executor=executor,
-        task_store=GraphwrightTaskStore(engine),
+        task_store=store,
         agent_card=card,
+        request_context_builder=SimpleRequestContextBuilder(task_id_generator=store),
     )
     dispatcher = JsonRpcDispatcher(handler, context_builder=CallContextBuilder())
     endpoint = guarded(dispatcher.handle_requests, app.state.auth_service if auth else None)

@@ -2,9 +2,9 @@
 
 The SDK's store is asynchronous, so it gets an async engine on the same database as the app's
 synchronous one: SQLite through aiosqlite, PostgreSQL through asyncpg. Every write of the store
-is a single statement (see `GraphwrightTaskStore.save`), so no transaction reads before it writes
-and SQLite never has to upgrade a read lock. libpq `options=-c name=value` settings in a
-PostgreSQL URL (such as a `search_path`) become asyncpg `server_settings`.
+is a single statement in autocommit (see `GraphwrightTaskStore.save`), so no transaction reads
+before it writes and SQLite never has to upgrade a read lock. libpq `options=-c name=value`
+settings in a PostgreSQL URL (such as a `search_path`) become asyncpg `server_settings`.
 
 graphwright is one tenant: every task has the same owner, and who may see a task is decided by
 the conversation (A2A context) its token is scoped to (see `auth`).
@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import itertools
 import shlex
+import uuid
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 from a2a.server.context import ServerCallContext
+from a2a.server.id_generator import IDGenerator, IDGeneratorContext
 from a2a.server.tasks.database_task_store import DatabaseTaskStore
 from a2a.types import Task
 from sqlalchemy import event
@@ -31,6 +34,7 @@ from graphwright.errors import InvalidInput
 
 OWNER = "graphwright"
 SQLITE_TIMEOUT_SECONDS = 60
+MAX_UNSAVED = 10_000
 
 
 def single_owner(_context: ServerCallContext) -> str:
@@ -85,19 +89,38 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN")
+        if conn.get_execution_options().get("isolation_level") != "AUTOCOMMIT":
+            conn.exec_driver_sql("BEGIN")
 
 
-class GraphwrightTaskStore(DatabaseTaskStore):
+class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
     """The SDK's store on graphwright's `a2a_tasks` table (made by the room's migration), with
-    one change: a task is saved with a single upsert, not the SDK's read-then-write `merge`.
-    The SDK saves the whole task on every event, so this halves the statements of a turn, and a
-    save that writes first never has to upgrade a read transaction on SQLite."""
+    two changes, because the SDK reads and saves the whole task around every event:
+
+    - a task is saved with one upsert in autocommit, not the SDK's read-then-write `merge` in a
+      transaction, so a save is one statement and never has to upgrade a read lock on SQLite;
+    - it is also the generator of new task ids (`generate`), so it knows that a task it has just
+      named is not stored yet, and answers the SDK's reads of it before its first save without
+      asking the database.
+    """
 
     def __init__(self, engine: AsyncEngine) -> None:
         super().__init__(engine, create_table=False, owner_resolver=single_owner)
         self.task_model = A2ATask
         self._insert = sqlite_insert if engine.dialect.name == "sqlite" else postgresql_insert
+        self._unsaved: OrderedDict[str, None] = OrderedDict()
+
+    def generate(self, context: IDGeneratorContext) -> str:
+        task_id = str(uuid.uuid4())
+        self._unsaved[task_id] = None
+        while len(self._unsaved) > MAX_UNSAVED:  # named but never saved: a request that failed
+            self._unsaved.popitem(last=False)
+        return task_id
+
+    async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
+        if task_id in self._unsaved:
+            return None
+        return await super().get(task_id, context)
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
         row = self._to_orm(task, self.owner_resolver(context))
@@ -106,8 +129,10 @@ class GraphwrightTaskStore(DatabaseTaskStore):
         statement = statement.on_conflict_do_update(
             index_elements=["id"], set_={name: statement.excluded[name] for name in values}
         )
-        async with self.async_session_maker.begin() as session:
-            await session.execute(statement)
+        async with self.engine.connect() as connection:
+            autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
+            await autocommit.execute(statement)
+        self._unsaved.pop(task.id, None)
 
 
 _COLUMNS = [
