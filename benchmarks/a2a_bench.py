@@ -4,7 +4,7 @@ A live graphwright (uvicorn, tasks in a2a-sdk's DatabaseTaskStore on SQLite by d
 `--database-url` given) and a2a-sdk's own client, in one process.
 
 - overhead per turn: the same turn (`/flaky.echo hello`: one MCP tool call over stdio, the turn
-  stored) run four ways, each in a fresh conversation: the chat service in process (the turn
+  stored) run four ways in turn (round robin), each in a fresh conversation: the chat service in process (the turn
   itself: the baseline), `POST /api/chat` with stream=false, A2A `SendMessage` (blocking) and A2A
   `SendStreamingMessage` to its final event. A2A's overhead is its p50 minus the baseline's.
   Target: under 20 ms p50.
@@ -153,7 +153,11 @@ async def overhead(app: Any, base: str, token: str, runs: int) -> dict[str, list
     }
     for turn in ways.values():  # warm-up: MCP servers, first queries, imports
         await timed(3, turn)
-    results = {label: await timed(runs, turn) for label, turn in ways.items()}
+    # Round robin, so that a change in the machine's load falls on every way alike.
+    results: dict[str, list[float]] = {label: [] for label in ways}
+    for _ in range(runs):
+        for label, turn in ways.items():
+            results[label] += await timed(1, turn)
     await http.aclose()
     await blocking.close()
     await streaming.close()
