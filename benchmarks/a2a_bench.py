@@ -4,9 +4,10 @@ A live graphwright (uvicorn, tasks in a2a-sdk's DatabaseTaskStore on SQLite by d
 `--database-url` given) and a2a-sdk's own client, in one process.
 
 - overhead per turn: the same turn (`/flaky.echo hello`: one MCP tool call over stdio, the turn
-  stored) run four ways in turn (round robin), each in a fresh conversation: the chat service in process (the turn
-  itself: the baseline), `POST /api/chat` with stream=false, A2A `SendMessage` (blocking) and A2A
-  `SendStreamingMessage` to its final event. A2A's overhead is its p50 minus the baseline's.
+  stored) run four ways, round robin, each in a fresh conversation: the chat service in process
+  (the turn itself: the baseline), `POST /api/chat` with stream=false, A2A `SendMessage`
+  (blocking) and A2A `SendStreamingMessage` to its final event. A2A's overhead is its p50 minus
+  the baseline's.
   Target: under 20 ms p50.
 - concurrency: 50 `SendStreamingMessage` tasks at once, answered by a fake model that echoes the
   message word by word, with one chunk per token (`CHUNK_SECONDS = 0`). Every task's answer
