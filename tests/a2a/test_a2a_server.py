@@ -288,6 +288,12 @@ async def test_no_token_is_401_and_a_token_for_another_conversation_is_403(agent
         with pytest.raises(A2AClientError) as forbidden:
             await call
         assert "403" in str(forbidden.value)
+    body = {"jsonrpc": "2.0", "id": 9, "method": "GetTask", "params": {"id": their_task.id}}
+    async with http_client(agent.mint(conversation_id=mine), **{"A2A-Version": "1.0"}) as http:
+        raw = await http.post(f"{agent.url}/a2a", json=body)
+    assert raw.status_code == 403 and raw.json()["id"] == 9
+    assert raw.json()["error"]["data"][0]["reason"] == "PERMISSION_DENIED"
+    assert mine in raw.json()["error"]["message"]
     listing = await scoped.list_tasks(ListTasksRequest())
     assert [t.id for t in listing.tasks] == [own.id]
     await scoped.close()

@@ -61,7 +61,6 @@ def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = T
             await engine.dispose()
 
     app.include_router(APIRouter(lifespan=lifespan))
-    app.state.a2a_handler = handler
 
 
 async def _cancel_running(handler: GraphwrightRequestHandler, executor: ChatAgentExecutor) -> None:

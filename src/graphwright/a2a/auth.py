@@ -35,11 +35,13 @@ ERROR_DOMAIN = "a2a-protocol.org"
 class ContextForbidden(HTTPException):
     """Raised inside the JSON-RPC dispatcher, which lets HTTP exceptions through to the route."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, request_id: Any) -> None:
         super().__init__(403, message)
+        self.request_id = request_id
 
 
 def rpc_error(status_code: int, reason: str, message: str, request_id: Any = None) -> Response:
+    """A JSON-RPC error response (`request_id` None: the request was not read)."""
     headers = {"WWW-Authenticate": "Bearer"} if status_code == 401 else None
     body = {
         "jsonrpc": "2.0",
@@ -72,7 +74,7 @@ def guarded(
         try:
             return await endpoint(request)
         except ContextForbidden as exc:
-            return rpc_error(403, "PERMISSION_DENIED", exc.detail)
+            return rpc_error(403, "PERMISSION_DENIED", exc.detail, exc.request_id)
 
     return guarded_endpoint
 
@@ -118,4 +120,4 @@ def authorize_context(context: ServerCallContext, context_id: str) -> None:
     try:
         AuthService.authorize(principal, context_id)
     except Forbidden as exc:
-        raise ContextForbidden(str(exc)) from None
+        raise ContextForbidden(str(exc), context.state.get("request_id")) from None

@@ -1,10 +1,13 @@
 """A2A tasks in a2a-sdk's `DatabaseTaskStore`, on graphwright's own database.
 
 The SDK's store is asynchronous, so it gets an async engine on the same database as the app's
-synchronous one: SQLite through aiosqlite, PostgreSQL through asyncpg. Every write of the store
-is a single statement in autocommit (see `GraphwrightTaskStore.save`), so no transaction reads
-before it writes and SQLite never has to upgrade a read lock. libpq `options=-c name=value`
-settings in a PostgreSQL URL (such as a `search_path`) become asyncpg `server_settings`.
+synchronous one: SQLite through aiosqlite, PostgreSQL through asyncpg. The engine runs in
+autocommit: every write of the store is a single statement (see `GraphwrightTaskStore.save`),
+reads are single selects, and so no transaction reads before it writes (SQLite never has to
+upgrade a read lock), and a task-store operation costs one round trip. The one reader of two
+statements, `list`, may count a task saved between its count and its page. libpq
+`options=-c name=value` settings in a PostgreSQL URL (a `search_path`) become asyncpg
+`server_settings`.
 
 graphwright is one tenant: every task has the same owner, and who may see a task is decided by
 the conversation (A2A context) its token is scoped to (see `auth`).
@@ -35,6 +38,9 @@ from graphwright.errors import InvalidInput
 OWNER = "graphwright"
 SQLITE_TIMEOUT_SECONDS = 60
 MAX_UNSAVED = 10_000
+# Every statement of the store is a transaction of its own (see the module's docstring), so no
+# BEGIN, COMMIT or ROLLBACK round trips, and no rollback when a connection goes back to the pool.
+AUTOCOMMIT: dict[str, Any] = {"isolation_level": "AUTOCOMMIT", "pool_reset_on_return": None}
 
 
 def single_owner(_context: ServerCallContext) -> str:
@@ -51,6 +57,7 @@ def async_engine(url: str) -> AsyncEngine:
         engine = create_async_engine(
             parsed.set(drivername="sqlite+aiosqlite"),
             connect_args={"timeout": SQLITE_TIMEOUT_SECONDS},
+            **AUTOCOMMIT,
         )
         _configure_sqlite(engine)
         return engine
@@ -58,7 +65,7 @@ def async_engine(url: str) -> AsyncEngine:
         async_url, server_settings = _asyncpg_url(parsed)
         connect_args = {"server_settings": server_settings} if server_settings else {}
         return create_async_engine(
-            async_url, connect_args=connect_args, pool_pre_ping=True, pool_size=10
+            async_url, connect_args=connect_args, pool_pre_ping=True, pool_size=10, **AUTOCOMMIT
         )
     raise InvalidInput(f"A2A tasks need SQLite or PostgreSQL; the database URL names '{backend}'")
 
@@ -79,7 +86,6 @@ def _asyncpg_url(parsed: URL) -> tuple[URL, dict[str, str]]:
 def _configure_sqlite(engine: AsyncEngine) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-        dbapi_conn.isolation_level = None  # SQLAlchemy emits BEGIN itself, below
         cursor = dbapi_conn.cursor()
         # As graphwright's own connections (db.py): in WAL, NORMAL is durable across crashes of
         # the process and spares an fsync per commit; a task is saved once per event.
@@ -87,18 +93,12 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
             cursor.execute(f"PRAGMA {pragma}")
         cursor.close()
 
-    @event.listens_for(engine.sync_engine, "begin")
-    def _on_begin(conn: Any) -> None:
-        if conn.get_execution_options().get("isolation_level") != "AUTOCOMMIT":
-            conn.exec_driver_sql("BEGIN")
-
 
 class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
     """The SDK's store on graphwright's `a2a_tasks` table (made by the room's migration), with
     two changes, because the SDK reads and saves the whole task around every event:
 
-    - a task is saved with one upsert in autocommit, not the SDK's read-then-write `merge` in a
-      transaction, so a save is one statement and never has to upgrade a read lock on SQLite;
+    - a task is saved with one upsert, not the SDK's read-then-write `merge` in a transaction;
     - it is also the generator of new task ids (`generate`), so it knows that a task it has just
       named is not stored yet, and answers the SDK's reads of it before its first save without
       asking the database.
@@ -130,8 +130,7 @@ class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
             index_elements=["id"], set_={name: statement.excluded[name] for name in values}
         )
         async with self.engine.connect() as connection:
-            autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
-            await autocommit.execute(statement)
+            await connection.execute(statement)
         self._unsaved.pop(task.id, None)
 
 
