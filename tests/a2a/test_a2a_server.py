@@ -190,7 +190,8 @@ async def test_cancel_stops_the_turn_and_get_and_list_tasks_see_it(agent: Agent)
 
 
 async def test_subscribe_to_a_running_task_follows_it_to_the_end(agent: Agent) -> None:
-    client, stream, task = await start_slow_turn(agent, 2)
+    # Long enough for the subscription to attach on a loaded machine before the turn ends.
+    client, stream, task = await start_slow_turn(agent, 6)
     watcher = await agent.client()
     seen = [event async for event in watcher.subscribe(SubscribeToTaskRequest(id=task.id))]
     assert seen[0].HasField("task") and seen[0].task.id == task.id
