@@ -132,7 +132,7 @@ async def test_a_streaming_turn_sends_status_then_answer_chunks_then_artifacts(
     assert all(c["artifact"]["parts"][0]["mediaType"] == MARKDOWN for c in chunks)
     text = "".join(c["artifact"]["parts"][0]["text"] for c in chunks)
     assert text.startswith("/kg.queryNeighbors TP53")
-    assert chunks[-1]["artifact"]["parts"][0]["text"].startswith("/help\nTools you can call")
+    assert chunks[-1]["artifact"]["parts"][0]["text"].startswith("Tools you can call")
     # The turn's artifacts come after the answer, before the final status.
     updates = [e.artifact_update.artifact for e in events if e.HasField("artifact_update")]
     media = [MessageToDict(a)["parts"][0].get("mediaType") for a in updates[len(chunks) :]]
