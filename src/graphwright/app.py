@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from graphwright import __version__, mcp_registry
+from graphwright.a2a import api as a2a_api
 from graphwright.artifacts.service import ArtifactService
 from graphwright.artifacts.store import SqlArtifactStore
 from graphwright.artifacts.tools import artifacts_server
@@ -79,6 +80,7 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
     app.include_router(graph_api.router)
     app.include_router(chat_api.router)
     app.include_router(knowledge_api.router)
+    a2a_api.mount(app)
     mcp_registry.mount_all(
         app,
         verify_token=app.state.auth_service.authenticate,

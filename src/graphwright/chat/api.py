@@ -14,10 +14,11 @@ import orjson
 from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
 from sse_starlette.sse import EventSourceResponse
 
+from graphwright.a2a.client import remote_agents
 from graphwright.auth.api import conversation_principal, current_principal
 from graphwright.auth.models import Principal
 from graphwright.auth.service import AuthService
-from graphwright.chat.config import load_mcp_servers
+from graphwright.chat.config import load_a2a_agents, load_mcp_servers
 from graphwright.chat.llm import load_chat_model
 from graphwright.chat.mcp_manager import McpManager
 from graphwright.chat.models import ChatRequest, ConversationPatch
@@ -46,7 +47,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     )
     service = ChatService(
         db=state.database,
-        manager=McpManager(load_mcp_servers(settings, own_env=knowledge_reader.own_env)),
+        manager=McpManager(
+            load_mcp_servers(settings, own_env=knowledge_reader.own_env),
+            remote_agents(load_a2a_agents(settings)),
+        ),
         model=load_chat_model(settings.model),
         artifacts=state.artifact_service,
         graphs=state.graph_service,

@@ -6,6 +6,9 @@ The file (`settings.resolved_mcp_config`) has the format Claude Desktop and most
 value expands from the environment; a variable that is not set stops start-up with an error that
 names it. graphwright's own servers are always present; an entry of the same name adjusts one
 (`{"kg": {"disabled": true}}` turns it off, `env` or `timeout` add to it).
+
+Remote A2A agents sit beside them in the same file: `{"a2aAgents": {name: {url, headers,
+timeout, disabled}}}`; their skills become the chat's tools as MCP servers' tools do.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from graphwright.errors import InvalidInput
 from graphwright.settings import Settings
 
 DEFAULT_TIMEOUT_SECONDS = 60.0
+SERVERS_KEY = "mcpServers"
+AGENTS_KEY = "a2aAgents"
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -32,7 +37,7 @@ class McpConfigError(InvalidInput):
     """The MCP server file cannot be used as it is."""
 
 
-class _ServerBase(BaseModel):
+class ServerBase(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     timeout: PositiveFloat = Field(
@@ -40,20 +45,27 @@ class _ServerBase(BaseModel):
     )
 
 
-class StdioServer(_ServerBase):
+class StdioServer(ServerBase):
     command: str
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
 
 
-class RemoteServer(_ServerBase):
+class RemoteServer(ServerBase):
     url: str
     transport: Literal["streamable-http", "sse"] = "streamable-http"
     headers: dict[str, str] = Field(default_factory=dict)
 
 
 ServerConfig = StdioServer | RemoteServer
+
+
+class A2AAgentConfig(ServerBase):
+    """A remote A2A agent: the base URL its card is found under, and headers (a token)."""
+
+    url: str
+    headers: dict[str, str] = Field(default_factory=dict)
 
 
 def load_mcp_servers(
@@ -112,24 +124,49 @@ def _settings_env(settings: Settings) -> dict[str, str]:
     return env
 
 
-def _read_entries(path: Path) -> dict[str, dict[str, Any]]:
+def load_a2a_agents(
+    settings: Settings, environ: Mapping[str, str] | None = None
+) -> dict[str, A2AAgentConfig]:
+    """The remote A2A agents of the same file (`a2aAgents`) that are not disabled. Their names
+    share the MCP servers' namespace (`name__skill` tools), so a name used by both is refused."""
+    environ = os.environ if environ is None else environ
+    path = settings.resolved_mcp_config
+    raw = _read_entries(path, AGENTS_KEY)
+    taken = set(_read_entries(path)) | set(own_servers(settings))
+    if clash := sorted(taken & raw.keys()):
+        raise McpConfigError(
+            f"MCP config {path}: {', '.join(clash)} names both an MCP server and an A2A agent; "
+            "rename the agent"
+        )
+    return {
+        name: _validated(
+            path, name, _expand(entry, environ, where=f"agent '{name}' in {path}"), A2AAgentConfig
+        )
+        for name, entry in raw.items()
+        if not entry.get("disabled")
+    }
+
+
+def _read_entries(path: Path, key: str = SERVERS_KEY) -> dict[str, dict[str, Any]]:
     if not path.exists():
         return {}
     try:
         document = orjson.loads(path.read_bytes())
     except orjson.JSONDecodeError as exc:
         raise McpConfigError(f"MCP config {path} is not valid JSON: {exc}") from None
-    servers = document.get("mcpServers", {}) if isinstance(document, dict) else None
-    if not isinstance(servers, dict) or not all(isinstance(v, dict) for v in servers.values()):
+    entries = document.get(key, {}) if isinstance(document, dict) else None
+    if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
         raise McpConfigError(
-            f'MCP config {path} must look like {{"mcpServers": {{"name": {{...}}}}}}, '
-            "one object per server"
+            f'MCP config {path} must look like {{"{key}": {{"name": {{...}}}}}}, '
+            "one object per entry"
         )
-    return servers
+    return entries
 
 
-def _validated(path: Path, name: str, entry: dict[str, Any]) -> ServerConfig:
-    model: type[ServerConfig] = RemoteServer if "url" in entry else StdioServer
+def _validated(
+    path: Path, name: str, entry: dict[str, Any], model: type[ServerBase] | None = None
+) -> Any:
+    model = model or (RemoteServer if "url" in entry else StdioServer)
     try:
         return model.model_validate(entry)
     except ValidationError as exc:

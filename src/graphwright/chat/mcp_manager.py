@@ -15,10 +15,10 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import httpx2
@@ -29,7 +29,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import ConfigDict
 
-from graphwright.chat.config import RemoteServer, ServerConfig, StdioServer
+from graphwright.chat.config import RemoteServer, ServerBase, ServerConfig, StdioServer
 
 logger = logging.getLogger(__name__)
 
@@ -247,11 +247,33 @@ class ServerConnection:
             await asyncio.gather(task, return_exceptions=True)
 
 
-class McpManager:
-    """Every configured server, by name, and the `server__tool` names the model sees."""
+class ToolSource(Protocol):
+    """What the manager needs of a source of tools: an MCP server, or a remote A2A agent whose
+    skills it offers as tools (`graphwright.a2a.client`)."""
 
-    def __init__(self, servers: dict[str, ServerConfig]) -> None:
-        self.connections = {name: ServerConnection(name, cfg) for name, cfg in servers.items()}
+    @property
+    def config(self) -> ServerBase: ...
+
+    async def tools(self) -> list[types.Tool]: ...
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> FullCallToolResult: ...
+
+    async def stop(self) -> None: ...
+
+
+class McpManager:
+    """Every configured server, by name, and the `server__tool` names the model sees.
+    `sources` adds other tool sources (remote A2A agents) under their own names."""
+
+    def __init__(
+        self, servers: dict[str, ServerConfig], sources: Mapping[str, ToolSource] | None = None
+    ) -> None:
+        self.connections: dict[str, ToolSource] = {
+            name: ServerConnection(name, cfg) for name, cfg in servers.items()
+        }
+        if clash := sorted(self.connections.keys() & (sources or {}).keys()):
+            raise ValueError(f"Tool sources {clash} are named like MCP servers")
+        self.connections.update(sources or {})
         self._owners: dict[str, tuple[str, str]] = {}
 
     async def tools(
@@ -315,7 +337,7 @@ class McpManager:
         return specs
 
 
-def _call_error(server: str, tool: str, exc: MCPError, connection: ServerConnection) -> str:
+def _call_error(server: str, tool: str, exc: MCPError, connection: ToolSource) -> str:
     if exc.error.code == types.REQUEST_TIMEOUT:
         return (
             f"Tool '{server}.{tool}' did not answer within {connection.config.timeout:g} s "

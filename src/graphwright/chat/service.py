@@ -36,7 +36,7 @@ from graphwright.chat.turn import MAX_STEPS, Turn, TurnContext
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH, to_chat
 from graphwright.core.graph import load_graph
 from graphwright.db import Database
-from graphwright.errors import Conflict, NotFound
+from graphwright.errors import Conflict, InvalidInput, NotFound
 from graphwright.graphmode.service import GraphService
 
 logger = logging.getLogger(__name__)
@@ -176,8 +176,9 @@ class ChatService:
             turn.finish()
             turn.stop_reason = "failed"
         handle.storing = True
+        refs: list[dict[str, Any]] = []
         try:
-            message_id = await asyncio.to_thread(self._store, turn, status)
+            message_id, refs = await asyncio.to_thread(self._store, turn, status)
         except Exception as exc:
             logger.exception("Turn in conversation %s could not be stored", handle.conversation_id)
             turn.emit(
@@ -189,12 +190,13 @@ class ChatService:
             if turn.context.database_context:
                 token = turn.context.database_context["accessToken"]
                 await asyncio.to_thread(self.auth.revoke_token, token)
-        response = _response(turn, status, message_id)
+        response = _response(turn, status, message_id, refs)
         handle.emit("done", response)
         return response
 
-    def _store(self, turn: Turn, status: MessageStatus) -> str:
-        """Store the turn's artifacts, its answer and its tool calls; returns the message id."""
+    def _store(self, turn: Turn, status: MessageStatus) -> tuple[str, list[dict[str, Any]]]:
+        """Store the turn's artifacts, its answer and its tool calls; returns the message id and
+        the stored artifact versions (`{artifactId, version}`)."""
         conversation_id = turn.context.conversation_id
         writes = self.artifacts.save_turn(conversation_id, turn.artifacts)
         refs = [{"artifactId": w.artifact_id, "version": w.version} for w in writes]
@@ -229,7 +231,7 @@ class ChatService:
                 ]
             )
             repo.touch(conversation_id, _now())
-        return message.id
+        return message.id, refs
 
     def _database_context(self, conversation_id: str, actor: str) -> dict[str, Any]:
         """Where graph tools write, with a token for this conversation that lives one turn."""
@@ -245,6 +247,22 @@ class ChatService:
             return await asyncio.to_thread(self.graphs.version, conversation_id)
 
         return read
+
+    def import_graph(self, conversation_id: str, graph: dict[str, Any], *, actor: str) -> int:
+        """Merge an attached knowledge graph into the conversation's Graph Mode graph; returns
+        the graph's new version. Outside Graph Mode there is no graph to merge into."""
+        conversation = self._conversation(conversation_id)
+        if conversation.mode != Mode.GRAPH.value:
+            raise InvalidInput(
+                f"Conversation '{conversation_id}' is not in Graph Mode, so an attached knowledge "
+                "graph has nowhere to go; switch it to Graph Mode first"
+            )
+        if conversation_id in self._running:
+            raise Conflict(
+                f"A turn is running in conversation '{conversation_id}'; import the graph "
+                "once it has finished"
+            )
+        return self.graphs.import_graph(conversation_id, load_graph(graph), actor=actor).version
 
     # --- conversations --------------------------------------------------------------------------
 
@@ -459,8 +477,11 @@ def _title(message: str) -> str:
     return first if len(first) <= TITLE_CHARS else first[: TITLE_CHARS - 1] + "…"
 
 
-def _response(turn: Turn, status: MessageStatus, message_id: str | None) -> dict[str, Any]:
-    """The turn's final response: the `done` event, and the body of a non-streamed chat."""
+def _response(
+    turn: Turn, status: MessageStatus, message_id: str | None, refs: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The turn's final response: the `done` event, and the body of a non-streamed chat.
+    `artifactVersions` gives the stored version of each artifact, in the artifacts' order."""
     conversation_id = turn.context.conversation_id
     graph = None
     if turn.graph_mode:
@@ -473,6 +494,7 @@ def _response(turn: Turn, status: MessageStatus, message_id: str | None) -> dict
         "stopReason": turn.stop_reason,
         "content": turn.text or _fallback_text(status),
         "artifacts": [artifact.to_json_dict() for artifact in turn.artifacts],
+        "artifactVersions": refs,
         "graph": graph,
         "toolCalls": [
             {

@@ -1,0 +1,76 @@
+"""The A2A mount: the agent card at /.well-known/agent-card.json and JSON-RPC at /a2a.
+
+`mount` adds a2a-sdk's routes to the app, with the request handler on a `DatabaseTaskStore` in
+the app's database and the token check in front of JSON-RPC. The executor defaults to the chat
+(`ChatAgentExecutor` over `app.state.chat_service`, which the chat router's lifespan builds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from a2a.server.agent_execution import AgentExecutor, SimpleRequestContextBuilder
+from a2a.server.context import ServerCallContext
+from a2a.server.routes import add_a2a_routes_to_fastapi, create_agent_card_routes
+from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
+from a2a.types import CancelTaskRequest
+from fastapi import APIRouter, FastAPI
+from starlette.routing import Route
+
+from graphwright.a2a.auth import CallContextBuilder, guarded
+from graphwright.a2a.card import CACHE_CONTROL, RPC_PATH, agent_card
+from graphwright.a2a.executor import ChatAgentExecutor
+from graphwright.a2a.handler import GraphwrightRequestHandler
+from graphwright.a2a.tasks import GraphwrightTaskStore, async_engine
+from graphwright.chat.api import api_base_url
+from graphwright.settings import Settings
+
+
+def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = True) -> None:
+    """Serve A2A from `app` (its `state.settings` and `state.database`; `state.auth_service`
+    unless `auth` is off, which only protocol tests do)."""
+    settings: Settings = app.state.settings
+    card = agent_card(api_base_url(settings))
+    engine = async_engine(app.state.database.url)
+    executor = executor or ChatAgentExecutor(lambda: app.state.chat_service)
+    store = GraphwrightTaskStore(engine)
+    handler = GraphwrightRequestHandler(
+        agent_executor=executor,
+        task_store=store,
+        agent_card=card,
+        request_context_builder=SimpleRequestContextBuilder(task_id_generator=store),
+    )
+    dispatcher = JsonRpcDispatcher(handler, context_builder=CallContextBuilder())
+    endpoint = guarded(dispatcher.handle_requests, app.state.auth_service if auth else None)
+    add_a2a_routes_to_fastapi(
+        app,
+        agent_card_routes=create_agent_card_routes(card, cache_control=CACHE_CONTROL),
+        jsonrpc_routes=[Route(RPC_PATH, endpoint=endpoint, methods=["POST"])],
+    )
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            if isinstance(executor, ChatAgentExecutor):
+                await _cancel_running(handler, executor)
+            await handler.aclose()
+            await engine.dispose()
+
+    app.include_router(APIRouter(lifespan=lifespan))
+
+
+async def _cancel_running(handler: GraphwrightRequestHandler, executor: ChatAgentExecutor) -> None:
+    """Shutting down: cancel the running turns' tasks, so that none is left `working` in the
+    store, with no process behind it."""
+    server = ServerCallContext()
+    await asyncio.gather(
+        *(
+            handler.on_cancel_task(CancelTaskRequest(id=task_id), server)
+            for task_id in list(executor.running)
+        ),
+        return_exceptions=True,
+    )

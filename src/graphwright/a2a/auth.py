@@ -1,0 +1,123 @@
+"""Who may use the A2A endpoint: graphwright's own bearer tokens, checked by the auth service.
+
+Every A2A route except the agent card needs a valid token. Without one the answer is HTTP 401
+with `WWW-Authenticate: Bearer` and a JSON-RPC error body; a token scoped to one conversation may
+only use that A2A context, and any other gets HTTP 403 with a JSON-RPC error body (raised as
+`ContextForbidden` by the request handler, which knows each request's context).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from a2a.auth.user import User
+from a2a.server.context import ServerCallContext
+from a2a.server.routes import DefaultServerCallContextBuilder
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from graphwright.auth.models import Principal
+from graphwright.auth.service import AuthService
+from graphwright.errors import Forbidden, Unauthorized
+
+PRINCIPAL = "graphwright.principal"
+ANONYMOUS_ACTOR = "a2a"
+# JSON-RPC has no codes for these: the HTTP status says which, and so does the
+# google.rpc.ErrorInfo `reason` in `data`, the shape a2a-sdk gives its own errors.
+AUTH_ERROR_CODE = -32600
+ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+ERROR_DOMAIN = "a2a-protocol.org"
+
+
+class ContextForbidden(HTTPException):
+    """Raised inside the JSON-RPC dispatcher, which lets HTTP exceptions through to the route."""
+
+    def __init__(self, message: str, request_id: Any) -> None:
+        super().__init__(403, message)
+        self.request_id = request_id
+
+
+def rpc_error(status_code: int, reason: str, message: str, request_id: Any = None) -> Response:
+    """A JSON-RPC error response (`request_id` None: the request was not read)."""
+    headers = {"WWW-Authenticate": "Bearer"} if status_code == 401 else None
+    body = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {
+            "code": AUTH_ERROR_CODE,
+            "message": message,
+            "data": [{"@type": ERROR_INFO, "reason": reason, "domain": ERROR_DOMAIN}],
+        },
+    }
+    return JSONResponse(body, status_code=status_code, headers=headers)
+
+
+def guarded(
+    endpoint: Callable[[Request], Awaitable[Response]], auth: AuthService | None
+) -> Callable[[Request], Awaitable[Response]]:
+    """The endpoint behind a token check (`auth` None: no check, for tests of the protocol)."""
+
+    async def guarded_endpoint(request: Request) -> Response:
+        if auth is not None:
+            header = request.headers.get("authorization", "")
+            scheme, _, token = header.partition(" ")
+            try:
+                if scheme.lower() != "bearer":
+                    token = ""
+                principal = await asyncio.to_thread(auth.authenticate, token.strip() or None)
+            except Unauthorized as exc:
+                return rpc_error(401, "UNAUTHENTICATED", str(exc))
+            request.scope[PRINCIPAL] = principal
+        try:
+            return await endpoint(request)
+        except ContextForbidden as exc:
+            return rpc_error(403, "PERMISSION_DENIED", exc.detail, exc.request_id)
+
+    return guarded_endpoint
+
+
+class TokenUser(User):
+    def __init__(self, principal: Principal) -> None:
+        self.principal = principal
+
+    @property
+    def is_authenticated(self) -> bool:
+        return True
+
+    @property
+    def user_name(self) -> str:
+        return self.principal.actor
+
+
+class CallContextBuilder(DefaultServerCallContextBuilder):
+    """The SDK's call context, with the caller's principal in its state."""
+
+    def build(self, request: Request) -> ServerCallContext:
+        context = super().build(request)
+        principal = request.scope.get(PRINCIPAL)
+        if principal is not None:
+            context.state[PRINCIPAL] = principal
+            context.user = TokenUser(principal)
+        return context
+
+
+def principal_of(context: ServerCallContext) -> Principal | None:
+    return context.state.get(PRINCIPAL)
+
+
+def actor_of(context: ServerCallContext) -> str:
+    principal = principal_of(context)
+    return principal.actor if principal is not None else ANONYMOUS_ACTOR
+
+
+def authorize_context(context: ServerCallContext, context_id: str) -> None:
+    principal = principal_of(context)
+    if principal is None:
+        return
+    try:
+        AuthService.authorize(principal, context_id)
+    except Forbidden as exc:
+        raise ContextForbidden(str(exc), context.state.get("request_id")) from None

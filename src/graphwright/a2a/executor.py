@@ -1,0 +1,216 @@
+"""The A2A executor: one A2A message is one chat turn, run by the chat service.
+
+The message's `contextId` is the conversation (follow-ups continue it) and its `taskId` is the
+turn. Text parts are the user's message, so slash commands work without a model exactly as in the
+chat; a data part holding a knowledge graph is merged into the conversation's Graph Mode graph.
+
+What the turn does goes out as A2A events, in this order: the task (`working`), the assistant's
+text as one artifact streamed in chunks (`append`, and `lastChunk` on the last), a `working`
+status with the new graph version after each Graph Mode change, the turn's stored artifacts (same
+ids as in the artifact store, `metadata.version` their stored version), then the final status
+with the answer as its message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from typing import Any
+
+from a2a.helpers.proto_helpers import new_task_from_user_message
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types import Artifact as ProtoArtifact
+from a2a.types import Message, Part, TaskArtifactUpdateEvent, TaskState
+
+from graphwright.a2a.auth import actor_of
+from graphwright.a2a.parts import ANSWER_KEY, admit, chat_to_proto
+from graphwright.chat.models import ChatRequest, MessageStatus
+from graphwright.chat.service import ChatService, RunningTurn
+from graphwright.core.artifacts import MARKDOWN
+from graphwright.errors import GraphwrightError, NotFound
+
+ANSWER_NAME = "Answer"
+GRAPH_VERSION_KEY = "graphVersion"
+# Tokens are sent in chunks of at least this age or size, so that a fast model does not cost
+# one task-store write per token.
+CHUNK_SECONDS = 0.05
+CHUNK_CHARS = 2000
+
+
+def answer_artifact_id(task_id: str) -> str:
+    return f"{task_id}-answer"
+
+
+class AnswerStream:
+    """The assistant's text as one artifact: the first chunk creates it, the others append, and
+    the last carries `lastChunk`. The newest text is always held back, so that the last chunk
+    has content."""
+
+    def __init__(self, queue: EventQueue, task_id: str, context_id: str) -> None:
+        self._queue = queue
+        self._task_id = task_id
+        self._context_id = context_id
+        self._held = ""
+        self._held_since = 0.0
+        self.chunks = 0
+
+    async def add(self, text: str) -> None:
+        if not text:
+            return
+        now = time.monotonic()
+        if self._held and (
+            now - self._held_since >= CHUNK_SECONDS or len(self._held) >= CHUNK_CHARS
+        ):
+            await self._send(self._held, last=False)
+            self._held = ""
+        if not self._held:
+            self._held_since = now
+        self._held += text
+
+    async def close(self) -> None:
+        if self._held:
+            await self._send(self._held, last=True)
+            self._held = ""
+
+    async def _send(self, text: str, *, last: bool) -> None:
+        first = self.chunks == 0
+        artifact = ProtoArtifact(
+            artifact_id=answer_artifact_id(self._task_id),
+            name=ANSWER_NAME if first else None,
+            parts=[Part(text=text, media_type=MARKDOWN)],
+            metadata={ANSWER_KEY: True} if first else None,
+        )
+        self.chunks += 1
+        await self._queue.enqueue_event(
+            TaskArtifactUpdateEvent(
+                task_id=self._task_id,
+                context_id=self._context_id,
+                artifact=artifact,
+                append=not first,
+                last_chunk=last,
+            )
+        )
+
+
+class ChatAgentExecutor(AgentExecutor):
+    """Runs each A2A message as a turn of the chat service that `chat()` returns."""
+
+    def __init__(self, chat: Callable[[], ChatService]) -> None:
+        self._chat = chat
+        self._cancelling: set[str] = set()
+        self.running: set[str] = set()  # task ids, so that shutdown can cancel them
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        message, task_id, context_id = context.message, context.task_id, context.context_id
+        assert message is not None and task_id is not None and context_id is not None
+        request = admit(message, context.metadata)
+        updater = TaskUpdater(event_queue, task_id, context_id)
+        if context.current_task is None:
+            # The task starts out working: one event (and one task-store write) less per turn.
+            task = new_task_from_user_message(message)
+            task.status.state = TaskState.TASK_STATE_WORKING
+            await event_queue.enqueue_event(task)
+        else:
+            await updater.start_work()
+        service = self._chat()
+        actor = actor_of(context.call_context)
+        try:
+            for graph in request.graphs:
+                version = await asyncio.to_thread(
+                    service.import_graph, context_id, graph, actor=actor
+                )
+                await _graph_status(updater, version, "Imported the attached knowledge graph")
+            if not request.text:
+                await updater.complete(_text(updater, "Imported the attached knowledge graph."))
+                return
+            handle = await service.start_turn(
+                ChatRequest(
+                    conversation_id=context_id,
+                    message=request.text,
+                    mode=request.mode,
+                ),
+                actor=actor,
+            )
+        except GraphwrightError as exc:
+            await updater.failed(_text(updater, str(exc)))
+            return
+        self.running.add(task_id)
+        try:
+            await self._relay(handle, updater, event_queue)
+        except asyncio.CancelledError:
+            # The turn runs in its own task: stop it too, so it is stored as cancelled.
+            await asyncio.shield(service.cancel(context_id))
+            raise
+        finally:
+            self.running.discard(task_id)
+            self._cancelling.discard(task_id)
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task_id, context_id = context.task_id, context.context_id
+        assert task_id is not None and context_id is not None
+        self._cancelling.add(task_id)
+        with contextlib.suppress(NotFound):  # cancelled before its conversation was made
+            await self._chat().cancel(context_id)
+        await TaskUpdater(event_queue, task_id, context_id).cancel()
+
+    async def _relay(self, handle: RunningTurn, updater: TaskUpdater, queue: EventQueue) -> None:
+        answer = AnswerStream(queue, updater.task_id, updater.context_id)
+        response: dict[str, Any] = {}
+        async for event in handle.events():
+            if event.type == "token":
+                await answer.add(event.data["text"])
+            elif event.type == "graph_updated":
+                await _graph_status(updater, event.data["version"], "The graph changed")
+            elif event.type == "error":
+                await updater.update_status(
+                    TaskState.TASK_STATE_WORKING,
+                    _text(updater, event.data.get("message", "error")),
+                    metadata={"error": event.data},
+                )
+            elif event.type == "done":
+                response = event.data
+        await answer.close()
+        await self._finish(response, updater, queue)
+
+    async def _finish(
+        self, response: dict[str, Any], updater: TaskUpdater, queue: EventQueue
+    ) -> None:
+        status = response.get("status")
+        reply = _text(updater, response.get("content", ""))
+        if status == MessageStatus.CANCELLED.value:
+            if updater.task_id not in self._cancelling:  # else `cancel` reports it
+                await updater.cancel(reply)
+            return
+        versions = {ref["artifactId"]: ref["version"] for ref in response["artifactVersions"]}
+        for chat in response["artifacts"]:
+            artifact = chat_to_proto(chat, version=versions.get(chat["artifactId"]))
+            await queue.enqueue_event(
+                TaskArtifactUpdateEvent(
+                    task_id=updater.task_id,
+                    context_id=updater.context_id,
+                    artifact=artifact,
+                    last_chunk=True,
+                )
+            )
+        if status == MessageStatus.FAILED.value:
+            await updater.failed(reply)
+            return
+        graph = response.get("graph")
+        metadata = {GRAPH_VERSION_KEY: graph["version"]} if graph else None
+        await updater.update_status(TaskState.TASK_STATE_COMPLETED, reply, metadata=metadata)
+
+
+async def _graph_status(updater: TaskUpdater, version: int, what: str) -> None:
+    await updater.update_status(
+        TaskState.TASK_STATE_WORKING,
+        _text(updater, f"{what}: graph version {version}."),
+        metadata={GRAPH_VERSION_KEY: version},
+    )
+
+
+def _text(updater: TaskUpdater, text: str) -> Message:
+    return updater.new_agent_message([Part(text=text)])

@@ -1,0 +1,89 @@
+"""graphwright's A2A request handler: a2a-sdk's own, which first admits each request.
+
+A message is checked before any task is made for it: its parts, its contextId and its mode
+(`parts.admit`), and the caller's conversation scope. A scoped token that names no context works
+in its own conversation, and lists only that conversation's tasks; every other operation on a
+task checks the task's context against the token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+
+from a2a.server.context import ServerCallContext
+from a2a.server.events import Event
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.types import (
+    CancelTaskRequest,
+    GetTaskRequest,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    SendMessageRequest,
+    SubscribeToTaskRequest,
+    Task,
+)
+from google.protobuf.json_format import MessageToDict
+
+from graphwright.a2a.auth import authorize_context, principal_of
+from graphwright.a2a.parts import admit
+
+
+class GraphwrightRequestHandler(DefaultRequestHandler):
+    """a2a-sdk's request handler, admitting each request first."""
+
+    async def _scoped_task(self, task_id: str, context: ServerCallContext) -> None:
+        task = await self.task_store.get(task_id, context)
+        if task is not None:
+            authorize_context(context, task.context_id)
+
+    async def _admit(self, params: SendMessageRequest, context: ServerCallContext) -> None:
+        admit(params.message, MessageToDict(params.metadata))
+        message = params.message
+        if message.task_id:
+            await self._scoped_task(message.task_id, context)
+        principal = principal_of(context)
+        if not message.context_id and principal is not None and principal.conversation_id:
+            message.context_id = principal.conversation_id
+        if message.context_id:
+            authorize_context(context, message.context_id)
+
+    async def on_message_send(
+        self, params: SendMessageRequest, context: ServerCallContext
+    ) -> Message | Task:
+        await self._admit(params, context)
+        return await super().on_message_send(params, context)
+
+    async def on_message_send_stream(
+        self, params: SendMessageRequest, context: ServerCallContext
+    ) -> AsyncGenerator[Event, None]:
+        await self._admit(params, context)
+        async for event in super().on_message_send_stream(params, context):
+            yield event
+
+    async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task | None:
+        await self._scoped_task(params.id, context)
+        return await super().on_get_task(params, context)
+
+    async def on_cancel_task(
+        self, params: CancelTaskRequest, context: ServerCallContext
+    ) -> Task | None:
+        await self._scoped_task(params.id, context)
+        return await super().on_cancel_task(params, context)
+
+    async def on_subscribe_to_task(
+        self, params: SubscribeToTaskRequest, context: ServerCallContext
+    ) -> AsyncGenerator[Event, None]:
+        await self._scoped_task(params.id, context)
+        async for event in super().on_subscribe_to_task(params, context):
+            yield event
+
+    async def on_list_tasks(
+        self, params: ListTasksRequest, context: ServerCallContext
+    ) -> ListTasksResponse:
+        principal = principal_of(context)
+        if params.context_id:
+            authorize_context(context, params.context_id)
+        elif principal is not None and principal.conversation_id:
+            params.context_id = principal.conversation_id
+        return await super().on_list_tasks(params, context)

@@ -1,0 +1,140 @@
+"""A2A tasks in a2a-sdk's `DatabaseTaskStore`, on graphwright's own database.
+
+The SDK's store is asynchronous, so it gets an async engine on the same database as the app's
+synchronous one: SQLite through aiosqlite, PostgreSQL through asyncpg. The engine runs in
+autocommit: every write of the store is a single statement (see `GraphwrightTaskStore.save`),
+reads are single selects, and so no transaction reads before it writes (SQLite never has to
+upgrade a read lock), and a task-store operation costs one round trip. The one reader of two
+statements, `list`, may count a task saved between its count and its page. libpq
+`options=-c name=value` settings in a PostgreSQL URL (a `search_path`) become asyncpg
+`server_settings`.
+
+graphwright is one tenant: every task has the same owner, and who may see a task is decided by
+the conversation (A2A context) its token is scoped to (see `auth`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import shlex
+import uuid
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from a2a.server.context import ServerCallContext
+from a2a.server.id_generator import IDGenerator, IDGeneratorContext
+from a2a.server.tasks.database_task_store import DatabaseTaskStore
+from a2a.types import Task
+from sqlalchemy import event
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from graphwright.a2a.models import A2ATask
+from graphwright.errors import InvalidInput
+
+OWNER = "graphwright"
+SQLITE_TIMEOUT_SECONDS = 60
+MAX_UNSAVED = 10_000
+# Every statement of the store is a transaction of its own (see the module's docstring), so no
+# BEGIN, COMMIT or ROLLBACK round trips, and no rollback when a connection goes back to the pool.
+AUTOCOMMIT: dict[str, Any] = {"isolation_level": "AUTOCOMMIT", "pool_reset_on_return": None}
+
+
+def single_owner(_context: ServerCallContext) -> str:
+    return OWNER
+
+
+def async_engine(url: str) -> AsyncEngine:
+    """An async engine on the database that the synchronous SQLAlchemy `url` names."""
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(
+            parsed.set(drivername="sqlite+aiosqlite"),
+            connect_args={"timeout": SQLITE_TIMEOUT_SECONDS},
+            **AUTOCOMMIT,
+        )
+        _configure_sqlite(engine)
+        return engine
+    if backend == "postgresql":
+        async_url, server_settings = _asyncpg_url(parsed)
+        connect_args = {"server_settings": server_settings} if server_settings else {}
+        return create_async_engine(
+            async_url, connect_args=connect_args, pool_pre_ping=True, pool_size=10, **AUTOCOMMIT
+        )
+    raise InvalidInput(f"A2A tasks need SQLite or PostgreSQL; the database URL names '{backend}'")
+
+
+def _asyncpg_url(parsed: URL) -> tuple[URL, dict[str, str]]:
+    query = dict(parsed.query)
+    options = query.pop("options", ())
+    tokens = shlex.split(" ".join((options,) if isinstance(options, str) else options))
+    settings: dict[str, str] = {}
+    for token, following in itertools.pairwise([*tokens, ""]):
+        setting = following if token == "-c" else token.removeprefix("-c")
+        if token.startswith("-c") and "=" in setting:
+            name, _, value = setting.partition("=")
+            settings[name] = value
+    return parsed.set(drivername="postgresql+asyncpg", query=query), settings
+
+
+def _configure_sqlite(engine: AsyncEngine) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        cursor = dbapi_conn.cursor()
+        # As graphwright's own connections (db.py): in WAL, NORMAL is durable across crashes of
+        # the process and spares an fsync per commit; a task is saved once per event.
+        for pragma in (f"busy_timeout={SQLITE_TIMEOUT_SECONDS * 1000}", "synchronous=NORMAL"):
+            cursor.execute(f"PRAGMA {pragma}")
+        cursor.close()
+
+
+class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
+    """The SDK's store on graphwright's `a2a_tasks` table (made by the room's migration), with
+    two changes, because the SDK reads and saves the whole task around every event:
+
+    - a task is saved with one upsert, not the SDK's read-then-write `merge` in a transaction;
+    - it is also the generator of new task ids (`generate`), so it knows that a task it has just
+      named is not stored yet, and answers the SDK's reads of it before its first save without
+      asking the database.
+    """
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        super().__init__(engine, create_table=False, owner_resolver=single_owner)
+        self.task_model = A2ATask
+        self._insert = sqlite_insert if engine.dialect.name == "sqlite" else postgresql_insert
+        self._unsaved: OrderedDict[str, None] = OrderedDict()
+
+    def generate(self, context: IDGeneratorContext) -> str:
+        task_id = str(uuid.uuid4())
+        self._unsaved[task_id] = None
+        while len(self._unsaved) > MAX_UNSAVED:  # named but never saved: a request that failed
+            self._unsaved.popitem(last=False)
+        return task_id
+
+    async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
+        if task_id in self._unsaved:
+            return None
+        return await super().get(task_id, context)
+
+    async def save(self, task: Task, context: ServerCallContext) -> None:
+        row = self._to_orm(task, self.owner_resolver(context))
+        values = {column.name: getattr(row, attribute) for column, attribute in _COLUMNS}
+        statement = self._insert(A2ATask.__table__).values(values)
+        statement = statement.on_conflict_do_update(
+            index_elements=["id"], set_={name: statement.excluded[name] for name in values}
+        )
+        async with self.engine.connect() as connection:
+            await connection.execute(statement)
+        self._unsaved.pop(task.id, None)
+
+
+_COLUMNS = [
+    (column, A2ATask.__mapper__.get_property_by_column(column).key)
+    for column in A2ATask.__table__.columns
+]

@@ -1,0 +1,68 @@
+"""graphwright's DatabaseTaskStore on the app's database, both backends."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from a2a.server.context import ServerCallContext
+from a2a.server.id_generator import IDGeneratorContext
+from a2a.server.tasks.database_task_store import DatabaseTaskStore
+from a2a.types import ListTasksRequest, Task, TaskState, TaskStatus
+from sqlalchemy import func, select
+
+from graphwright.a2a.models import A2ATask
+from graphwright.a2a.tasks import GraphwrightTaskStore, async_engine
+from graphwright.db import Database
+
+
+async def test_saves_upsert_and_unsaved_tasks_are_read_without_the_database(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = async_engine(database.url)
+    store = GraphwrightTaskStore(engine)
+    context = ServerCallContext()
+    task_id = store.generate(IDGeneratorContext())
+
+    async def no_database(*_args: object) -> None:
+        raise AssertionError("the database was asked for a task that was never saved")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(DatabaseTaskStore, "get", no_database)
+        assert await store.get(task_id, context) is None
+
+    long_context = "c" * 200  # a conversation id longer than the SDK's own column allows
+    task = Task(
+        id=task_id, context_id=long_context, status=TaskStatus(state=TaskState.TASK_STATE_WORKING)
+    )
+    await store.save(task, context)
+    task.status.state = TaskState.TASK_STATE_COMPLETED
+    await asyncio.gather(store.save(task, context), store.save(task, context))
+    stored = await store.get(task_id, context)
+    assert stored is not None and stored.status.state == TaskState.TASK_STATE_COMPLETED
+    assert stored.context_id == long_context
+    async with engine.connect() as connection:
+        rows = await connection.scalar(select(func.count()).select_from(A2ATask.__table__))
+    assert rows == 1
+    listing = await store.list(ListTasksRequest(context_id=long_context), context)
+    assert [t.id for t in listing.tasks] == [task_id]
+    await engine.dispose()
+
+
+@pytest.mark.parametrize("count", [20])
+async def test_concurrent_saves_of_many_tasks_all_land(database: Database, count: int) -> None:
+    engine = async_engine(database.url)
+    store = GraphwrightTaskStore(engine)
+    context = ServerCallContext()
+    tasks = [
+        Task(
+            id=store.generate(IDGeneratorContext()),
+            context_id="ctx",
+            status=TaskStatus(state=TaskState.TASK_STATE_WORKING),
+        )
+        for _ in range(count)
+    ]
+    await asyncio.gather(*(store.save(task, context) for task in tasks for _ in range(3)))
+    listing = await store.list(ListTasksRequest(context_id="ctx", page_size=100), context)
+    assert sorted(t.id for t in listing.tasks) == sorted(t.id for t in tasks)
+    await engine.dispose()
