@@ -25,8 +25,10 @@ from graphwright.errors import GraphwrightError
 from graphwright.graphmode import api as graph_api
 from graphwright.graphmode.client import BackendResolver
 from graphwright.graphmode.events import create_graph_events
+from graphwright.graphmode.limits import GraphLimits
 from graphwright.graphmode.service import GraphService
 from graphwright.graphmode.tools import graph_server
+from graphwright.serving import UnexpectedErrors, json_error_position
 from graphwright.settings import Settings, get_settings
 
 HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
@@ -36,7 +38,7 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
     settings = settings or get_settings()
     db = database or Database(settings.resolved_database_url)
     events = create_graph_events(db)
-    graph_service = GraphService(db, events)
+    graph_service = GraphService(db, events, GraphLimits.from_settings(settings))
     graph_backends = BackendResolver(settings, graph_service)
 
     @asynccontextmanager
@@ -62,6 +64,7 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
     app.state.artifact_service = ArtifactService(SqlArtifactStore(db))
 
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(UnexpectedErrors)
     _install_error_handlers(app)
 
     @app.get("/health", tags=["health"], summary="Liveness; needs no token")
@@ -89,7 +92,16 @@ def _install_error_handlers(app: FastAPI) -> None:
         return error_response(exc)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_request: Request, exc: RequestValidationError) -> Response:
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
+        syntax = next((e for e in exc.errors() if e["type"] == "json_invalid"), None)
+        if syntax is not None:
+            where = json_error_position(await request.body(), syntax["loc"][-1])
+            reason = syntax.get("ctx", {}).get("error", "not JSON")
+            message = (
+                f"The body is not valid JSON at line {where['line']}, column {where['column']}"
+                f" (character {where['offset']}): {reason}"
+            )
+            return failure(422, "invalid_json", message, position=where)
         problems = [
             f"{'.'.join(str(p) for p in err['loc'] if p != 'body') or 'body'}: {err['msg']}"
             for err in exc.errors()
@@ -103,7 +115,11 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> Response:
-        return failure(exc.status_code, HTTP_CODES.get(exc.status_code, "http_error"), exc.detail)
+        response = failure(
+            exc.status_code, HTTP_CODES.get(exc.status_code, "http_error"), exc.detail
+        )
+        response.headers.update(exc.headers or {})  # e.g. `Allow` on a 405
+        return response
 
 
 class BodyTooLarge(StarletteHTTPException):

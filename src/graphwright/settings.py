@@ -21,6 +21,13 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     max_body_bytes: int = Field(default=50 * 1024 * 1024, description="Largest accepted body.")
+    # Graph write limits (graphmode/limits.py); a larger value gets a 422 naming field and limit.
+    max_id_length: int = Field(default=500, ge=1, description="Node and edge ids, characters.")
+    max_label_length: int = Field(default=10_000, ge=1, description="Labels, characters.")
+    max_type_length: int = Field(default=200, ge=1, description="Node and edge types.")
+    max_data_depth: int = Field(default=32, ge=1, description="Nesting depth of `data`.")
+    max_data_bytes: int = Field(default=1_000_000, ge=1, description="`data` size as JSON.")
+    max_bulk_items: int = Field(default=10_000, ge=1, description="Items in one bulk call.")
 
     model: str | None = Field(default=None, description="LLM as provider:model.")
     mcp_config: Path | None = None

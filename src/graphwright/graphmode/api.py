@@ -6,7 +6,7 @@ import re
 from typing import Annotated
 
 import orjson
-from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
@@ -18,6 +18,7 @@ from graphwright.auth.service import AuthService
 from graphwright.envelope import ok
 from graphwright.errors import InvalidInput, Unauthorized
 from graphwright.graphmode.events import GraphEvents
+from graphwright.graphmode.limits import INT64_MAX, MAX_VERSION
 from graphwright.graphmode.schemas import (
     BatchRequest,
     BulkEdgeRemoval,
@@ -58,12 +59,16 @@ def get_graph_events(request: Request) -> GraphEvents:
 
 
 def expected_version(
-    if_match: Annotated[str | None, Header(description='A version, e.g. "7"')] = None,
-    expected: Annotated[int | None, Query(alias="expectedVersion", ge=0)] = None,
+    if_match: Annotated[
+        str | None, Header(description='The version the graph must be at, e.g. "7", or `*` for any')
+    ] = None,
+    expected: Annotated[int | None, Query(alias="expectedVersion", ge=0, le=INT64_MAX)] = None,
 ) -> int | None:
     """The version a write expects the graph to be at: `expectedVersion` or `If-Match`."""
     if if_match is None:
         return expected
+    if if_match.strip() == "*":
+        return expected  # any current version will do
     match = _ETAG.match(if_match)
     if match is None:
         raise InvalidInput(f'If-Match must be a graph version such as "7", not {if_match!r}')
@@ -80,6 +85,7 @@ def _split(values: list[str] | None) -> list[str] | None:
 Service = Annotated[GraphService, Depends(get_graph_service)]
 Caller = Annotated[Principal, Depends(conversation_principal)]
 Expected = Annotated[int | None, Depends(expected_version)]
+VersionPath = Annotated[int, Path(ge=0, le=MAX_VERSION, description="A graph version")]
 
 
 @router.get("/state", summary="Nodes and edges, filtered and paged")
@@ -90,7 +96,7 @@ def get_state(
     node_types: Annotated[list[str] | None, Query(alias="nodeTypes")] = None,
     edge_types: Annotated[list[str] | None, Query(alias="edgeTypes")] = None,
     ids: Annotated[list[str] | None, Query()] = None,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
     limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
 ) -> Response:
     state = service.state(
@@ -380,7 +386,7 @@ def history(
     conversation_id: str,
     service: Service,
     _caller: Caller,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
 ) -> Response:
     page = service.history(conversation_id, offset=offset, limit=limit)
@@ -388,18 +394,22 @@ def history(
 
 
 @router.get("/history/{version}", summary="One changeset with its forward and inverse ops")
-def changeset(conversation_id: str, version: int, service: Service, _caller: Caller) -> Response:
+def changeset(
+    conversation_id: str, version: VersionPath, service: Service, _caller: Caller
+) -> Response:
     return ok(service.changeset(conversation_id, version))
 
 
 @router.get("/versions/{version}", summary="The graph as it was at a version")
-def state_at(conversation_id: str, version: int, service: Service, _caller: Caller) -> Response:
+def state_at(
+    conversation_id: str, version: VersionPath, service: Service, _caller: Caller
+) -> Response:
     return ok(service.state_at(conversation_id, version))
 
 
 @router.post("/versions/{version}/revert", summary="Make the graph what it was at a version")
 def revert(
-    conversation_id: str, version: int, service: Service, caller: Caller, expected: Expected
+    conversation_id: str, version: VersionPath, service: Service, caller: Caller, expected: Expected
 ) -> Response:
     summary, new_version = service.revert(
         conversation_id, version, actor=caller.actor, expected_version=expected
@@ -412,8 +422,8 @@ def diff(
     conversation_id: str,
     service: Service,
     _caller: Caller,
-    from_version: Annotated[int, Query(alias="from", ge=0)],
-    to_version: Annotated[int, Query(alias="to", ge=0)],
+    from_version: Annotated[int, Query(alias="from", ge=0, le=MAX_VERSION)],
+    to_version: Annotated[int, Query(alias="to", ge=0, le=MAX_VERSION)],
 ) -> Response:
     return ok(service.diff(conversation_id, from_version, to_version))
 

@@ -406,10 +406,13 @@ class GraphRepository:
     def search_nodes(
         self, project_id: int, text: str, types: Sequence[str] | None, limit: int
     ) -> list[Row]:
-        pattern = f"%{text.lower()}%"
+        # The text is literal: `%` and `_` in it match themselves, not anything.
+        escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        pattern = f"%{escaped}%"
         query = select(*_node_cols()).where(
             nodes.c.project_id == project_id,
-            func.lower(nodes.c.label).like(pattern) | func.lower(nodes.c.id).like(pattern),
+            func.lower(nodes.c.label).like(pattern, escape="\\")
+            | func.lower(nodes.c.id).like(pattern, escape="\\"),
         )
         if types:
             query = query.where(nodes.c.type.in_(types))

@@ -22,6 +22,7 @@ from graphwright.core.merge import GraphAccumulator
 from graphwright.db import Database
 from graphwright.errors import Conflict, InvalidInput, NotFound
 from graphwright.graphmode.events import GraphEvents
+from graphwright.graphmode.limits import GraphLimits, check_text
 from graphwright.graphmode.models import GraphChangeset
 from graphwright.graphmode.ops import MemoryGraph, Op, apply_ops, flatten_inverse, row_to_json
 from graphwright.graphmode.repository import GraphRepository, ProjectRow, Row
@@ -71,7 +72,7 @@ def _now() -> datetime:
 
 
 def node_id(raw: str) -> str:
-    normalized = normalize_curie(raw)
+    normalized = normalize_curie(check_text(raw, "node id"))
     if not normalized:
         raise InvalidInput("A node id must not be blank")
     return normalized
@@ -112,9 +113,12 @@ class _Change:
 
 
 class GraphService:
-    def __init__(self, db: Database, events: GraphEvents) -> None:
+    def __init__(
+        self, db: Database, events: GraphEvents, limits: GraphLimits | None = None
+    ) -> None:
         self._db = db
         self._events = events
+        self.limits = limits or GraphLimits()
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -136,6 +140,8 @@ class GraphService:
         if offset < 0 or (limit is not None and limit < 1):
             raise InvalidInput("offset must be >= 0 and limit >= 1")
         wanted = [node_id(i) for i in ids] if ids is not None else None
+        self._check_texts(node_types, "nodeTypes")
+        self._check_texts(edge_types, "edgeTypes")
         with self._db.read() as session:
             repo = GraphRepository(session)
             project = _existing(repo, conversation_id)
@@ -188,6 +194,7 @@ class GraphService:
         return _node(row)
 
     def get_edge(self, conversation_id: str, edge_id: str) -> Edge:
+        self.limits.id(edge_id, "id")
         with self._db.read() as session:
             repo = GraphRepository(session)
             row = repo.edges_by_ids(_existing(repo, conversation_id).id, [edge_id]).get(edge_id)
@@ -241,6 +248,8 @@ class GraphService:
         types: Sequence[str] | None = None,
         limit: int = 50,
     ) -> list[Node]:
+        check_text(query, "q")
+        self._check_texts(types, "types")
         with self._db.read() as session:
             repo = GraphRepository(session)
             project = _existing(repo, conversation_id)
@@ -370,6 +379,8 @@ class GraphService:
         actor: str,
         expected_version: int | None = None,
     ) -> Written[Node]:
+        self.limits.node(node)
+
         def build(change: _Change) -> Node:
             return _add_nodes(change, [node])[0]
 
@@ -384,6 +395,9 @@ class GraphService:
         actor: str,
         expected_version: int | None = None,
     ) -> Written[Node]:
+        self.limits.id(raw_id, "id")
+        self.limits.node(patch)
+
         def build(change: _Change) -> Node:
             return self._update_node(change, node_id(raw_id), patch)
 
@@ -397,6 +411,8 @@ class GraphService:
         actor: str,
         expected_version: int | None = None,
     ) -> Written[Removal]:
+        self.limits.id(raw_id, "id")
+
         def build(change: _Change) -> Removal:
             return _remove(change, "remove_node", [node_id(raw_id)])
 
@@ -410,6 +426,8 @@ class GraphService:
         actor: str,
         expected_version: int | None = None,
     ) -> Written[Edge]:
+        self.limits.edge(edge)
+
         def build(change: _Change) -> Edge:
             return _add_edges(change, [edge])[0]
 
@@ -424,6 +442,9 @@ class GraphService:
         actor: str,
         expected_version: int | None = None,
     ) -> Written[Edge]:
+        self.limits.id(edge_id, "id")
+        self.limits.edge(patch)
+
         def build(change: _Change) -> Edge:
             return self._update_edge(change, edge_id, patch)
 
@@ -437,6 +458,8 @@ class GraphService:
         actor: str,
         expected_version: int | None = None,
     ) -> Written[Removal]:
+        self.limits.id(edge_id, "id")
+
         def build(change: _Change) -> Removal:
             return _remove(change, "remove_edge", [edge_id])
 
@@ -452,6 +475,8 @@ class GraphService:
         actor: str,
         expected_version: int | None = None,
     ) -> Written[list[Node]]:
+        self.limits.nodes(nodes)
+
         def build(change: _Change) -> list[Node]:
             return _add_nodes(change, nodes)
 
@@ -465,6 +490,8 @@ class GraphService:
         actor: str,
         expected_version: int | None = None,
     ) -> Written[list[Edge]]:
+        self.limits.edges(edges)
+
         def build(change: _Change) -> list[Edge]:
             return _add_edges(change, edges)
 
@@ -478,6 +505,8 @@ class GraphService:
         actor: str,
         expected_version: int | None = None,
     ) -> Written[list[Edge]]:
+        self.limits.edges(updates)
+
         def build(change: _Change) -> list[Edge]:
             return [self._update_edge(change, u.id, u) for u in updates]
 
@@ -492,6 +521,7 @@ class GraphService:
         preview: bool = False,
         expected_version: int | None = None,
     ) -> Written[Removal]:
+        self._check_selection(selection)
         if preview:
             return self._preview_node_removal(conversation_id, selection)
 
@@ -510,6 +540,7 @@ class GraphService:
         preview: bool = False,
         expected_version: int | None = None,
     ) -> Written[Removal]:
+        self.limits.ids(edge_ids)
         if preview:
             return self._preview_edge_removal(conversation_id, edge_ids)
 
@@ -527,6 +558,7 @@ class GraphService:
         expected_version: int | None = None,
     ) -> Written[list[Any]]:
         """Mixed operations, applied in order, all or nothing, as one version."""
+        self.limits.batch(operations)
 
         def build(change: _Change) -> list[Any]:
             return [self._batch_step(change, operation) for operation in operations]
@@ -558,8 +590,11 @@ class GraphService:
         nodes by id, links by source, label and target, evidence unioned."""
         # Parsing and merging the import itself happen before the write lock is taken.
         result_id = f"import-{uuid.uuid4().hex[:8]}"
+        parsed = _parse_graph(graph, fmt)
+        if isinstance(parsed, dict):
+            self.limits.seed_graph(parsed)
         incoming = GraphAccumulator()
-        incoming.add(_parse_graph(graph, fmt), result_id=result_id)
+        incoming.add(parsed, result_id=result_id)
 
         def build(change: _Change) -> ImportReport:
             change.summary["resultId"] = result_id
@@ -578,6 +613,8 @@ class GraphService:
         expected_version: int | None = None,
     ) -> Written[Node]:
         """Fold `remove` into `keep`: re-point their edges, union evidence and properties."""
+        self.limits.id(keep, "keep")
+        self.limits.ids(remove, "remove")
         keep_id = node_id(keep)
         remove_ids = list(dict.fromkeys(node_id(r) for r in remove))
         if keep_id in remove_ids:
@@ -639,6 +676,18 @@ class GraphService:
 
     # -- machinery -----------------------------------------------------------------------------
 
+    def _check_texts(self, values: Sequence[str] | None, field: str) -> None:
+        for index, value in enumerate(values or ()):
+            self.limits.type(value, f"{field}[{index}]")
+
+    def _check_selection(self, selection: NodeSelection) -> None:
+        if selection.ids is not None:
+            self.limits.ids(selection.ids)
+        self._check_texts(selection.types, "types")
+        self._check_texts(selection.exclude_types, "excludeTypes")
+        if selection.type is not None:
+            self.limits.type(selection.type, "type")
+
     def _write(
         self,
         conversation_id: str,
@@ -647,8 +696,7 @@ class GraphService:
         expected_version: int | None,
         build: Callable[[_Change], T],
     ) -> Written[T]:
-        if not conversation_id or len(conversation_id) > 200:
-            raise InvalidInput("A conversation id must have 1 to 200 characters")
+        _conversation_key(conversation_id)
         now = _now()
         with self._db.write() as session:
             repo = GraphRepository(session)
@@ -892,8 +940,14 @@ class GraphService:
 # -- helpers -----------------------------------------------------------------------------------
 
 
+def _conversation_key(conversation_id: str) -> str:
+    if not conversation_id or len(conversation_id) > 200:
+        raise InvalidInput("A conversation id must have 1 to 200 characters")
+    return check_text(conversation_id, "conversation id")
+
+
 def _existing(repo: GraphRepository, conversation_id: str) -> ProjectRow:
-    project = repo.project(conversation_id)
+    project = repo.project(_conversation_key(conversation_id))
     if project is None:
         raise NotFound(f"Conversation '{conversation_id}' has no graph yet")
     return project
