@@ -72,6 +72,7 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
         return ok({"status": "ok", "version": __version__})
 
     app.include_router(graph_api.router)
+    app.include_router(graph_api.listing_router)
     app.include_router(chat_api.router)
     mcp_registry.mount_all(
         app,

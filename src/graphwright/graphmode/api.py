@@ -12,7 +12,12 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 
-from graphwright.auth.api import bearer_token, conversation_principal, get_auth_service
+from graphwright.auth.api import (
+    bearer_token,
+    conversation_principal,
+    current_principal,
+    get_auth_service,
+)
 from graphwright.auth.models import Principal
 from graphwright.auth.service import AuthService
 from graphwright.envelope import ok
@@ -36,6 +41,7 @@ from graphwright.graphmode.schemas import (
 from graphwright.graphmode.service import GraphService
 
 router = APIRouter(prefix="/api/graph/{conversation_id}", tags=["graph"])
+listing_router = APIRouter(tags=["graph"])
 
 EXPORT_MEDIA_TYPES = {
     "json": "application/vnd.knowledge-graph+json",
@@ -467,3 +473,21 @@ async def events(
             subscription.close()
 
     return EventSourceResponse(stream(), ping=15)
+
+
+@listing_router.get("/api/graphs", summary="Every graph, also those of no conversation")
+def list_graphs(
+    request: Request,
+    service: Service,
+    caller: Annotated[Principal, Depends(current_principal)],
+    offset: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+) -> Response:
+    # A token scoped to one conversation sees that conversation's graph only.
+    listing = service.list_graphs(offset=offset, limit=limit, only=caller.conversation_id)
+    chat = getattr(request.app.state, "chat_service", None)
+    if chat is not None:
+        known = chat.existing_conversations([g.conversation_id for g in listing.items])
+        for graph in listing.items:
+            graph.has_conversation = graph.conversation_id in known
+    return ok(listing)

@@ -102,7 +102,15 @@ class GraphServiceBase:
                     current_version=project.version,
                 )
             change = Change(repo, project.id, project.version + 1, now)
-            result = build(change)
+            try:
+                result = build(change)
+            except NotFound:
+                if project.version == 0:  # the graph was about to be made by this very write
+                    raise NotFound(
+                        f"Conversation '{conversation_id}' has no graph yet, so nothing in it "
+                        "can be changed; check the conversation id (GET /api/graphs lists them)"
+                    ) from None
+                raise
             self._record(change, command, actor)
             self._events.publish(
                 session,

@@ -13,6 +13,8 @@ from graphwright.graphmode.repository import GraphRepository
 from graphwright.graphmode.rows import edge_model, node_id, node_model, seed_link, seed_node
 from graphwright.graphmode.schemas import (
     Edge,
+    GraphList,
+    GraphListing,
     GraphMetadata,
     GraphState,
     GraphSummary,
@@ -25,6 +27,15 @@ from graphwright.graphmode.schemas import (
 
 class GraphReads(GraphServiceBase):
     """Reads of the current graph."""
+
+    def list_graphs(
+        self, *, offset: int = 0, limit: int = 50, only: str | None = None
+    ) -> GraphList:
+        """Every graph, also those of no conversation (a write to an id makes its graph)."""
+        with self._db.read() as session:
+            rows, total = GraphRepository(session).list_projects(offset, limit, only)
+        items = [GraphListing.model_validate(row) for row in rows]
+        return GraphList(items=items, total=total, offset=offset, limit=limit)
 
     def version(self, conversation_id: str) -> int:
         with self._db.read() as session:

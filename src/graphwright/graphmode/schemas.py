@@ -127,6 +127,23 @@ class GraphSummary(ApiModel):
     last_updated: datetime | None
 
 
+class GraphListing(ApiModel):
+    conversation_id: str
+    version: int
+    node_count: int
+    edge_count: int
+    created_at: datetime
+    updated_at: datetime
+    has_conversation: bool | None = None
+
+
+class GraphList(ApiModel):
+    items: list[GraphListing]
+    total: int
+    offset: int
+    limit: int
+
+
 class NodeSelection(ApiModel):
     """Which nodes a bulk remove takes: by ids, by type, or by degree (give one of them)."""
 
