@@ -58,7 +58,7 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
     )
     app.state.settings = settings
     app.state.database = db
-    app.state.auth_service = AuthService(db)
+    app.state.auth_service = AuthService(db, where=settings.data_location)
     app.state.graph_events = events
     app.state.graph_service = graph_service
     app.state.artifact_service = ArtifactService(SqlArtifactStore(db))

@@ -5,8 +5,10 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+import platformdirs
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
 
 
 class Settings(BaseSettings):
@@ -14,7 +16,10 @@ class Settings(BaseSettings):
         env_prefix="GRAPHWRIGHT_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
     )
 
-    home: Path = Path(".graphwright")
+    home: Path = Field(
+        default_factory=lambda: Path(platformdirs.user_data_dir("graphwright", appauthor=False)),
+        description="Where data lives: the user's data directory unless set.",
+    )
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; defaults to SQLite in `home`."
     )
@@ -57,6 +62,13 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{(self.home / 'graphwright.db').resolve()}"
+
+    @property
+    def data_location(self) -> str:
+        """Where tokens and graphs are kept, in words (a database URL without its password)."""
+        if self.database_url:
+            return make_url(self.database_url).render_as_string(hide_password=True)
+        return f"home {self.home.resolve()}"
 
     @property
     def resolved_mcp_config(self) -> Path:

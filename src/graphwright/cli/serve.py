@@ -28,7 +28,7 @@ def serve(
         app = create_app(settings)
     console.print(
         f"graphwright on http://{settings.host}:{settings.port} "
-        f"(data in {settings.home.resolve()}); API calls need a token: graphwright token create",
+        f"({settings.data_location}); API calls need a token: graphwright token create",
         highlight=False,
     )
     uvicorn.Server(server_config(app, host=settings.host, port=settings.port)).run()
