@@ -15,7 +15,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from graphwright.artifacts.collectors import is_tool_result, knowledge_in
 from graphwright.cli.common import bad_input_exits, console
+from graphwright.core.artifacts import KNOWLEDGE_GRAPH
+from graphwright.core.bibliography import CitationSet
+from graphwright.core.citation_files import write_citations
 from graphwright.core.formats import (
     FORMATS,
     PAIRED,
@@ -28,7 +32,7 @@ from graphwright.core.formats import (
     write_graph,
     write_graph_pair,
 )
-from graphwright.core.graph import GraphFormatError
+from graphwright.core.graph import GraphFormatError, parse_json
 from graphwright.core.merge import GraphAccumulator
 from graphwright.core.stats import graph_stats
 from graphwright.errors import InvalidInput
@@ -61,15 +65,31 @@ def merge(
         bool,
         typer.Option("--key-by-source", help="Keep links from different primary sources apart."),
     ] = False,
+    bibliography: Annotated[
+        str | None,
+        typer.Option(
+            "--bibliography",
+            metavar="OUT",
+            help="Write the tool results' citations, de-duplicated, to OUT "
+            "(.bib, .ris, .csv or .json).",
+        ),
+    ] = None,
 ) -> None:
-    """Merge graph files and tool results: nodes by id, links by source, label and target."""
+    """Merge graph files and tool results: nodes by id, links by source, label and target;
+    citations by PMID, DOI or title."""
+    if bibliography is not None:
+        with bad_input_exits(bibliography):
+            write_citations([], bibliography)  # refuse an unknown extension before any work
     accumulator = GraphAccumulator(key_by_source=key_by_source)
+    citations = CitationSet()
     graph_count = 0
     for path in files:
         with bad_input_exits(str(path)):
-            for graph in _read_graphs(path, from_fmt):
+            graphs, found = _read_inputs(path, from_fmt)
+            for graph in graphs:
                 accumulator.add(graph, result_id=path.name)
                 graph_count += 1
+            citations.add(found, path.name)
     with bad_input_exits(output):
         written = _write(accumulator.to_graph(), output, _output_format(output, fmt))
     console.print(
@@ -78,6 +98,18 @@ def merge(
         highlight=False,
         soft_wrap=True,
     )
+    if bibliography is not None:
+        with bad_input_exits(bibliography):
+            _write_file(Path(bibliography), write_citations(citations.to_list(), bibliography))
+        console.print(
+            f"Wrote {len(citations)} citations to {escape(bibliography)}", highlight=False
+        )
+    elif len(citations):
+        console.print(
+            f"{len(citations)} citations found; keep them with --bibliography refs.bib "
+            "(or .ris, .csv, .json)",
+            highlight=False,
+        )
 
 
 @app.command()
@@ -144,6 +176,22 @@ def _read_one(path: Path, fmt: str | None) -> dict[str, Any]:
             f"holds {len(graphs)} graphs; combine them with `graphwright graph merge`"
         )
     return graphs[0]
+
+
+def _read_inputs(path: Path, fmt: str | None) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The graphs and citations of a graph file or an MCP tool-result JSON file."""
+    if fmt in (None, "json") and path.suffix.lower() == ".json" and path.is_file():
+        document = parse_json(_read_bytes(path))
+        if is_tool_result(document):
+            found = knowledge_in(document, name=path.name)
+            if found.errors:
+                raise InvalidInput(found.errors[0].message)
+            if not found.graphs and not found.citations:
+                raise InvalidInput(
+                    f"tool result holds no {KNOWLEDGE_GRAPH} artifact and no bibliography"
+                )
+            return found.graphs, found.citations
+    return _read_graphs(path, fmt), []
 
 
 def _read_graphs(path: Path, fmt: str | None) -> list[dict[str, Any]]:
