@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -66,7 +67,52 @@ TokenVerifier = Callable[[str], Any]
 
 def new_server(name: str, *, instructions: str) -> MCPServer[Any]:
     """An MCPServer named `name` that logs warnings only (stdout is the stdio transport)."""
-    return MCPServer(name, version=__version__, instructions=instructions, log_level="WARNING")
+    server = MCPServer(name, version=__version__, instructions=instructions, log_level="WARNING")
+    server.middleware.append(_readable_argument_errors)
+    return server
+
+
+_PYDANTIC_HEADER = re.compile(
+    r"^(?:Error executing tool (?P<tool>[^:]+): )?\d+ validation errors? for \S+$"
+)
+_PYDANTIC_DETAIL = re.compile(
+    r"^\s+(?P<msg>.*?)(?: \[type=[^,\]]+(?:, input_value=(?P<value>.*?))?(?:, input_type=\w+)?\])?$"
+)
+
+
+def readable_tool_error(text: str) -> str:
+    """pydantic's validation report, as MCP SDKs pass it on, worded one line per field:
+    `Invalid arguments for sleep:` then `- seconds: Input should be a valid number (got 'abc')`.
+    Any other text comes back as it was."""
+    lines = text.splitlines()
+    header = _PYDANTIC_HEADER.match(lines[0]) if lines else None
+    if header is None:
+        return text
+    problems, field = [], "arguments"
+    for line in lines[1:]:
+        if "errors.pydantic.dev" in line:
+            continue
+        if not line.startswith(" "):
+            field = line.strip() or "arguments"
+            continue
+        detail = _PYDANTIC_DETAIL.match(line)
+        if detail is None:
+            continue
+        value = detail.group("value")
+        got = f" (got {value})" if value and len(value) <= 80 else ""
+        problems.append(f"- {field}: {detail.group('msg')}{got}")
+    tool = header.group("tool")
+    return "\n".join([f"Invalid arguments{f' for {tool}' if tool else ''}:", *problems])
+
+
+async def _readable_argument_errors(ctx: Any, call_next: Any) -> Any:
+    """Tool errors worded by `readable_tool_error` (the result arrives as its JSON dict)."""
+    result = await call_next(ctx)
+    if ctx.method == "tools/call" and isinstance(result, dict) and result.get("isError"):
+        for item in result.get("content") or []:
+            if isinstance(item, dict) and isinstance(item.get("text"), str):
+                item["text"] = readable_tool_error(item["text"])
+    return result
 
 
 def hints(
