@@ -109,6 +109,18 @@ def test_json_syntax_errors_say_where(server: tuple[str, int, str]) -> None:
     assert "line 2, column 11" in error["message"]
 
 
+def test_a_body_that_is_not_utf8_says_where(server: tuple[str, int, str]) -> None:
+    host, port, token = server
+    response = httpx.post(
+        f"http://{host}:{port}/api/graph/c/nodes",
+        headers={"Authorization": f"Bearer {token}", "content-type": "application/json"},
+        content=b'{"label": "\xff"}',
+    )
+    assert response.status_code == 422
+    error = envelope(response.content)
+    assert error["code"] == "invalid_json" and error["position"]["offset"] == 11
+
+
 def test_trace_is_405_with_allow(server: tuple[str, int, str]) -> None:
     host, port, token = server
     response = httpx.request(

@@ -28,6 +28,7 @@ from graphwright.graphmode.events import create_graph_events
 from graphwright.graphmode.limits import GraphLimits
 from graphwright.graphmode.service import GraphService
 from graphwright.graphmode.tools import graph_server
+from graphwright.openapi import install_openapi
 from graphwright.serving import UnexpectedErrors, json_error_position
 from graphwright.settings import Settings, get_settings
 
@@ -66,6 +67,7 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(UnexpectedErrors)
     _install_error_handlers(app)
+    install_openapi(app)
 
     @app.get("/health", tags=["health"], summary="Liveness; needs no token")
     def health() -> Response:
@@ -115,12 +117,33 @@ def _install_error_handlers(app: FastAPI) -> None:
         )
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_request: Request, exc: StarletteHTTPException) -> Response:
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 400 and exc.detail == BODY_PARSE_ERROR:
+            return await _undecodable_body(request)
         response = failure(
             exc.status_code, HTTP_CODES.get(exc.status_code, "http_error"), exc.detail
         )
         response.headers.update(exc.headers or {})  # e.g. `Allow` on a 405
         return response
+
+
+BODY_PARSE_ERROR = (
+    "There was an error parsing the body"  # FastAPI's words for a body it cannot read
+)
+
+
+async def _undecodable_body(request: Request) -> Response:
+    body = await request.body()
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        where = json_error_position(body, exc.start)
+        message = (
+            f"The body is not valid JSON at line {where['line']}, column {where['column']} "
+            f"(byte {exc.start}): it is not UTF-8 text"
+        )
+        return failure(422, "invalid_json", message, position=where)
+    return failure(422, "invalid_json", "The body could not be read as JSON")
 
 
 class BodyTooLarge(StarletteHTTPException):

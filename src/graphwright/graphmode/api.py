@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Literal
 
 import orjson
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
@@ -49,10 +49,13 @@ EXPORT_MEDIA_TYPES = {
     "cytoscape": "application/json",
     "jsonld": "application/ld+json",
     "kgx-jsonl": "application/x-ndjson",
-    "kgx-tsv": "text/tab-separated-values",
+    "kgx-tsv": "application/x-tar",  # nodes.tsv and edges.tsv in one archive
     "graphml": "application/xml",
     "ntriples": "application/n-triples",
 }
+ExportFormat = Literal[
+    "json", "trapi", "cytoscape", "jsonld", "kgx-jsonl", "kgx-tsv", "graphml", "ntriples"
+]
 _ETAG = re.compile(r'^\s*(?:W/)?"?(\d+)"?\s*$')
 
 
@@ -349,7 +352,7 @@ def export_graph(
     conversation_id: str,
     service: Service,
     _caller: Caller,
-    fmt: Annotated[str, Query(alias="format")] = "json",
+    fmt: Annotated[ExportFormat, Query(alias="format")] = "json",
 ) -> Response:
     content = service.export(conversation_id, fmt)
     return Response(content, media_type=EXPORT_MEDIA_TYPES.get(fmt, "application/octet-stream"))

@@ -298,9 +298,16 @@ class BatchRequest(ApiModel):
 class ImportRequest(ApiModel):
     """A graph as seed JSON (`graph`), or text in any core format (`content` with `format`)."""
 
+    model_config = ConfigDict(
+        **{
+            **ApiModel.model_config,
+            "json_schema_extra": {"oneOf": [{"required": ["graph"]}, {"required": ["content"]}]},
+        }
+    )
+
     graph: dict[str, Any] | None = None
     content: str | None = None
-    format: str = "json"
+    format: Literal["json", "trapi", "kgx-jsonl", "kgx-tsv", "graphml"] = "json"
 
     @model_validator(mode="after")
     def _one_source(self) -> ImportRequest:
