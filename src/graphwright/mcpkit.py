@@ -11,6 +11,7 @@ import functools
 import inspect
 import re
 import uuid
+import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ from mcp_types import (
     CallToolResult,
     ContentBlock,
     EmbeddedResource,
+    EmptyResult,
+    SetLevelRequestParams,
     TextContent,
     TextResourceContents,
     ToolAnnotations,
@@ -69,7 +72,44 @@ def new_server(name: str, *, instructions: str) -> MCPServer[Any]:
     """An MCPServer named `name` that logs warnings only (stdout is the stdio transport)."""
     server = MCPServer(name, version=__version__, instructions=instructions, log_level="WARNING")
     server.middleware.append(_readable_argument_errors)
+    # The logging capability (2025-11-25): the SDK re-provides `logging/setLevel` only through
+    # the low-level server's handler table, which MCPServer does not expose.
+    server._lowlevel_server.add_request_handler(
+        "logging/setLevel", SetLevelRequestParams, _set_log_level
+    )
     return server
+
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+_session_levels: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
+def _connection_of(session: Any) -> Any:
+    # A ServerSession lives for one request; the level belongs to the client's connection.
+    return getattr(session, "_connection", session)
+
+
+async def _set_log_level(ctx: Any, params: SetLevelRequestParams) -> EmptyResult:
+    """Remember the connection's level: `log` sends only messages at or above it."""
+    _session_levels[_connection_of(ctx.session)] = params.level
+    return EmptyResult()
+
+
+async def log(ctx: Context, level: str, message: str) -> None:
+    """A log notification to the client of this call, if its session's level lets it through
+    (every level when the client never set one)."""
+    wanted = _session_levels.get(_connection_of(ctx.request_context.session), "debug")
+    if LOG_LEVELS.index(level) >= LOG_LEVELS.index(wanted):
+        await ctx.request_context.session.send_log_message(  # pyright: ignore[reportDeprecated]
+            level=level, data=message, logger=None, related_request_id=ctx.request_id
+        )
+
+
+async def progress(ctx: Context, done: float, total: float, message: str) -> None:
+    """Progress of a long call, as MCP progress (sent only if the caller asked for it) and as
+    an info log line."""
+    await ctx.report_progress(done, total, message)
+    await log(ctx, "info", message)
 
 
 _PYDANTIC_HEADER = re.compile(

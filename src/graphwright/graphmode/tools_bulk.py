@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
@@ -65,18 +65,18 @@ def register_bulk(server: MCPServer[Any], backend: Callable[[], GraphBackend]) -
                 "label, evidence?}]}, or text in `format`."
             ),
         ],
+        ctx: Context,
         format: Annotated[
-            str,
-            Field(
-                description="Format of a text graph: json, trapi, kgx-jsonl, kgx-tsv, cytoscape, "
-                "graphml, jsonld or ntriples."
-            ),
+            Literal["json", "trapi", "kgx-jsonl", "kgx-tsv", "graphml"],
+            Field(description="Format of a text graph."),
         ] = "json",
     ) -> Annotated[CallToolResult, ImportResult]:
         """Merge a whole graph (or a tool result) into this one, as one version: nodes with the
         same id are merged, links with the same source, target and label have their evidence
         unioned."""
+        await mcpkit.progress(ctx, 0, 2, "Importing the graph")
         report, version = await backend().import_graph(graph, format)
+        await mcpkit.progress(ctx, 2, 2, f"Imported the graph (version {version})")
         return mcpkit.tool_result(
             f"Imported {report.nodes_added} new node{plural(report.nodes_added)} "
             f"({report.nodes_merged} merged into existing ones) and {report.edges_added} new "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
@@ -77,11 +77,17 @@ def register_history(server: MCPServer[Any], backend: Callable[[], GraphBackend]
 
     # -- analysis -----------------------------------------------------------------------------
 
+    async def read_for_analysis(ctx: Context, graph: GraphBackend | None = None) -> Any:
+        await mcpkit.progress(ctx, 0, 2, "Reading the graph")
+        rows = await (graph or backend()).rows()
+        await mcpkit.progress(ctx, 1, 2, f"Analysing {len(rows.nodes)} nodes")
+        return rows
+
     @mcpkit.tool(server, name="analyzeStructure", annotations=READ)
-    async def analyze_structure() -> Annotated[CallToolResult, StructureResult]:
+    async def analyze_structure(ctx: Context) -> Annotated[CallToolResult, StructureResult]:
         """Graph metrics: size, density, connected components, diameter of the largest
         component (approximate on large graphs, and then marked so) and the degree spread."""
-        rows = await backend().rows()
+        rows = await read_for_analysis(ctx)
         found = await in_thread(analysis.structure, rows.nodes, rows.edges)
         return mcpkit.tool_result(structure_text(found), structured=found)
 
@@ -92,10 +98,12 @@ def register_history(server: MCPServer[Any], backend: Callable[[], GraphBackend]
             Field(description="degree (hubs), betweenness (bridges) or pagerank (influence)."),
         ] = "degree",
         top: Annotated[int, Field(ge=1, le=100, description="How many nodes to list.")] = 10,
+        *,
+        ctx: Context,
     ) -> Annotated[CallToolResult, CentralityResult]:
         """The most central nodes by degree, betweenness (sampled on large graphs, and then
         marked approximate) or PageRank."""
-        rows = await backend().rows()
+        rows = await read_for_analysis(ctx)
         found = await in_thread(
             analysis.centrality, rows.nodes, rows.edges, measure=measure, top=top
         )
@@ -112,10 +120,12 @@ def register_history(server: MCPServer[Any], backend: Callable[[], GraphBackend]
         seed: Annotated[
             int, Field(description="Random seed; the same seed gives the same answer.")
         ] = 0,
+        *,
+        ctx: Context,
     ) -> Annotated[CallToolResult, CommunitiesResult]:
         """Group nodes into communities (Louvain), largest first, each with its node types and
         best-connected members."""
-        rows = await backend().rows()
+        rows = await read_for_analysis(ctx)
         found = await in_thread(
             analysis.communities, rows.nodes, rows.edges, resolution=resolution, seed=seed
         )
@@ -142,10 +152,12 @@ def register_history(server: MCPServer[Any], backend: Callable[[], GraphBackend]
                 "edge direction) or circular."
             ),
         ] = "force",
+        *,
+        ctx: Context,
     ) -> Annotated[CallToolResult, LayoutResult]:
         """Compute node positions and save them as one new version (undo restores the old ones)."""
         graph = backend()
-        rows = await graph.rows()
+        rows = await read_for_analysis(ctx, graph)
         if not rows.nodes:
             raise InvalidInput("The graph has no nodes to lay out")
         positions = await in_thread(analysis.layout, rows.nodes, rows.edges, kind=layout)
