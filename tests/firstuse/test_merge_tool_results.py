@@ -79,3 +79,28 @@ def test_demo_out_writes_graph_and_bibliography(tmp_path: Path) -> None:
     assert (len(graph["nodes"]), len(graph["links"])) == (12, 13)
     assert len(json.loads((tmp_path / "demo" / "bibliography.json").read_text())) == 5
     assert (tmp_path / "demo" / "bibliography.bib").read_text().count("@article{") == 5
+
+
+def test_graph_export_writes_a_conversation_graph(tmp_path: Path, monkeypatch) -> None:
+    from graphwright.db import Database
+    from graphwright.graphmode.events import create_graph_events
+    from graphwright.graphmode.schemas import NodeInput
+    from graphwright.graphmode.service import GraphService
+    from graphwright.settings import get_settings
+
+    monkeypatch.setenv("GRAPHWRIGHT_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("GRAPHWRIGHT_DATABASE_URL", raising=False)
+    get_settings.cache_clear()
+    database = Database(f"sqlite:///{tmp_path / 'home' / 'graphwright.db'}")
+    service = GraphService(database, create_graph_events(database))
+    service.add_node("conv-1", NodeInput(id="A:1", label="a", type="gene"), actor="t")
+    database.dispose()
+    out = tmp_path / "g.graphml"
+    try:
+        outcome = runner.invoke(app, ["graph", "export", "conv-1", "-o", str(out)])
+        missing = runner.invoke(app, ["graph", "export", "nope", "-o", str(out)])
+    finally:
+        get_settings.cache_clear()  # the next test reads its own environment
+    assert outcome.exit_code == 0, outcome.output
+    assert "<graphml" in out.read_text() and "A:1" in out.read_text()
+    assert missing.exit_code == 2 and "no graph" in missing.output

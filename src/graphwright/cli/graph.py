@@ -36,6 +36,7 @@ from graphwright.core.graph import GraphFormatError, parse_json
 from graphwright.core.merge import GraphAccumulator
 from graphwright.core.stats import graph_stats
 from graphwright.errors import InvalidInput
+from graphwright.settings import get_settings
 
 app = typer.Typer(help="Merge, convert and inspect knowledge-graph files.", no_args_is_help=True)
 
@@ -164,6 +165,39 @@ def stats(
         top_nodes.add_row(escape(node_id), escape(name), str(degree))
     for table in (counts, categories, top_nodes):
         console.print(table)
+
+
+@app.command()
+def export(
+    conversation: Annotated[str, typer.Argument(help="The conversation whose graph to write.")],
+    output: Annotated[str, typer.Option("--output", "-o", help="Where to write the graph.")],
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format", "-f", help=f"Output format ({', '.join(FORMATS)}); default: from OUT."
+        ),
+    ] = None,
+) -> None:
+    """Write a conversation's Graph Mode graph (from GRAPHWRIGHT_HOME) to a file."""
+    from graphwright.db import Database
+    from graphwright.graphmode.events import create_graph_events
+    from graphwright.graphmode.service import GraphService
+
+    settings = get_settings()
+    with bad_input_exits(conversation):
+        db = Database(settings.resolved_database_url)
+        try:
+            graph = GraphService(db, create_graph_events(db)).to_graph(conversation)
+        finally:
+            db.dispose()
+    with bad_input_exits(output):
+        written = _write(graph, output, _output_format(output, fmt))
+    console.print(
+        f"Wrote {_names(written)}: {len(graph['nodes'])} nodes, {len(graph['links'])} links "
+        f"({settings.data_location})",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 # -- files -----------------------------------------------------------------------------------
