@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from graphwright.artifacts.collectors import is_tool_result, knowledge_in
-from graphwright.cli.common import bad_input_exits, console
+from graphwright.cli.common import PlainCommand, PlainGroup, bad_input_exits, console
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
 from graphwright.core.bibliography import CitationSet
 from graphwright.core.citation_files import write_citations
@@ -38,7 +38,9 @@ from graphwright.core.stats import graph_stats
 from graphwright.errors import InvalidInput
 from graphwright.settings import get_settings
 
-app = typer.Typer(help="Merge, convert and inspect knowledge-graph files.", no_args_is_help=True)
+app = typer.Typer(
+    help="Merge, convert and inspect knowledge-graph files.", no_args_is_help=True, cls=PlainGroup
+)
 
 FromOption = Annotated[
     str | None,
@@ -48,7 +50,7 @@ FromOption = Annotated[
 ]
 
 
-@app.command()
+@app.command(cls=PlainCommand)
 def merge(
     files: Annotated[
         list[Path],
@@ -113,7 +115,7 @@ def merge(
         )
 
 
-@app.command()
+@app.command(cls=PlainCommand)
 def convert(
     source: Annotated[Path, typer.Argument(metavar="IN", help="The graph to convert.")],
     output: Annotated[str, typer.Argument(metavar="OUT", help="Where to write it.")],
@@ -137,7 +139,7 @@ def convert(
     )
 
 
-@app.command()
+@app.command(cls=PlainCommand)
 def stats(
     source: Annotated[Path, typer.Argument(metavar="FILE", help="The graph to summarise.")],
     from_fmt: FromOption = None,
@@ -167,7 +169,7 @@ def stats(
         console.print(table)
 
 
-@app.command()
+@app.command(cls=PlainCommand)
 def export(
     conversation: Annotated[str, typer.Argument(help="The conversation whose graph to write.")],
     output: Annotated[str, typer.Option("--output", "-o", help="Where to write the graph.")],

@@ -10,11 +10,13 @@ import typer
 from rich.table import Table
 
 from graphwright.auth.service import AuthService
-from graphwright.cli.common import bad_input_exits, console, fail
+from graphwright.cli.common import PlainCommand, PlainGroup, bad_input_exits, console, fail
 from graphwright.db import Database
 from graphwright.settings import get_settings
 
-app = typer.Typer(help="Mint, list and revoke bearer tokens for the API.", no_args_is_help=True)
+app = typer.Typer(
+    help="Mint, list and revoke bearer tokens for the API.", no_args_is_help=True, cls=PlainGroup
+)
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([smhdw]?)\s*$")
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -28,7 +30,7 @@ def parse_ttl(text: str) -> timedelta:
     return timedelta(seconds=int(match.group(1)) * _UNIT_SECONDS[match.group(2)])
 
 
-@app.command("create")
+@app.command("create", cls=PlainCommand)
 def create(
     conversation: Annotated[
         str | None, typer.Option(help="Limit the token to this conversation.")
@@ -57,7 +59,7 @@ def create(
     print(token)
 
 
-@app.command("list")
+@app.command("list", cls=PlainCommand)
 def list_tokens() -> None:
     """List the tokens that have not expired (ids, labels, scopes; never the tokens)."""
     settings = get_settings()
@@ -82,7 +84,7 @@ def list_tokens() -> None:
     console.print(f"{len(tokens)} token{'' if len(tokens) == 1 else 's'}", highlight=False)
 
 
-@app.command("revoke")
+@app.command("revoke", cls=PlainCommand)
 def revoke(
     token_id: Annotated[int, typer.Argument(help="The id `graphwright token list` shows.")],
 ) -> None:
