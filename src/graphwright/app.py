@@ -29,7 +29,12 @@ from graphwright.graphmode.limits import GraphLimits
 from graphwright.graphmode.service import GraphService
 from graphwright.graphmode.tools import graph_server
 from graphwright.openapi import install_openapi
-from graphwright.serving import UnexpectedErrors, json_error_position
+from graphwright.serving import (
+    BODY_PARSE_ERROR,
+    UnexpectedErrors,
+    json_syntax_failure,
+    undecodable_body_failure,
+)
 from graphwright.settings import Settings, get_settings
 
 HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
@@ -98,13 +103,7 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
         syntax = next((e for e in exc.errors() if e["type"] == "json_invalid"), None)
         if syntax is not None:
-            where = json_error_position(await request.body(), syntax["loc"][-1])
-            reason = syntax.get("ctx", {}).get("error", "not JSON")
-            message = (
-                f"The body is not valid JSON at line {where['line']}, column {where['column']}"
-                f" (character {where['offset']}): {reason}"
-            )
-            return failure(422, "invalid_json", message, position=where)
+            return json_syntax_failure(await request.body(), syntax)
         problems = [
             f"{'.'.join(str(p) for p in err['loc'] if p != 'body') or 'body'}: {err['msg']}"
             for err in exc.errors()
@@ -119,31 +118,12 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 400 and exc.detail == BODY_PARSE_ERROR:
-            return await _undecodable_body(request)
+            return undecodable_body_failure(await request.body())
         response = failure(
             exc.status_code, HTTP_CODES.get(exc.status_code, "http_error"), exc.detail
         )
         response.headers.update(exc.headers or {})  # e.g. `Allow` on a 405
         return response
-
-
-BODY_PARSE_ERROR = (
-    "There was an error parsing the body"  # FastAPI's words for a body it cannot read
-)
-
-
-async def _undecodable_body(request: Request) -> Response:
-    body = await request.body()
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        where = json_error_position(body, exc.start)
-        message = (
-            f"The body is not valid JSON at line {where['line']}, column {where['column']} "
-            f"(byte {exc.start}): it is not UTF-8 text"
-        )
-        return failure(422, "invalid_json", message, position=where)
-    return failure(422, "invalid_json", "The body could not be read as JSON")
 
 
 class BodyTooLarge(StarletteHTTPException):

@@ -4,12 +4,16 @@ sees a request (an over-long URL, bad bytes) or by a bug (a 500 that keeps the c
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
 import uvicorn
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from graphwright.envelope import failure
 
 logger = logging.getLogger("graphwright.server")
 
@@ -79,6 +83,36 @@ def json_error_position(body: bytes, offset: int) -> dict[str, int]:
     line = before.count("\n") + 1
     column = len(before) - (before.rfind("\n") + 1) + 1
     return {"line": line, "column": column, "offset": offset}
+
+
+BODY_PARSE_ERROR = (
+    "There was an error parsing the body"  # FastAPI's words for a body it cannot read
+)
+
+
+def json_syntax_failure(body: bytes, error: Mapping[str, Any]) -> Response:
+    """422 for FastAPI's `json_invalid` error, saying where in the body and what is wrong."""
+    where = json_error_position(body, error["loc"][-1])
+    reason = error.get("ctx", {}).get("error", "not JSON")
+    message = (
+        f"The body is not valid JSON at line {where['line']}, column {where['column']}"
+        f" (character {where['offset']}): {reason}"
+    )
+    return failure(422, "invalid_json", message, position=where)
+
+
+def undecodable_body_failure(body: bytes) -> Response:
+    """422 for a body FastAPI could not read at all: where its bytes stop being UTF-8."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        where = json_error_position(body, exc.start)
+        message = (
+            f"The body is not valid JSON at line {where['line']}, column {where['column']} "
+            f"(byte {exc.start}): it is not UTF-8 text"
+        )
+        return failure(422, "invalid_json", message, position=where)
+    return failure(422, "invalid_json", "The body could not be read as JSON")
 
 
 def server_config(app: ASGIApp, *, host: str, port: int, **options: Any) -> uvicorn.Config:
