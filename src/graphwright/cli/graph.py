@@ -231,8 +231,9 @@ def _read_inputs(path: Path, fmt: str | None) -> tuple[list[dict[str, Any]], lis
 
 
 def _read_graphs(path: Path, fmt: str | None) -> list[dict[str, Any]]:
-    if fmt is not None:
-        get_format(fmt)
+    if fmt is not None and fmt not in READABLE:
+        problem = f"{fmt} is write-only" if fmt in FORMATS else f"unknown format {fmt!r}"
+        raise InvalidInput(f"{problem}; --from takes one of: {', '.join(READABLE)}")
     pair = _input_pair(path, fmt)
     if pair is not None:
         pair_format, nodes, edges = pair
