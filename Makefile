@@ -7,8 +7,12 @@ PG_URL := postgresql+psycopg://postgres@127.0.0.1:5432/test
 # MCP Inspector for tests/mcp/test_inspector_cli.py, installed once into a git-ignored node_modules.
 INSPECTOR_VERSION := 2.12.0
 INSPECTOR := .mcp-inspector/node_modules/.bin/mcp-inspector
+# The official MCP conformance suite and the Node 22 it needs (npm's node@22), for
+# tests/mcp/test_conformance.py, installed once into a git-ignored node_modules.
+CONFORMANCE_VERSION := 0.1.16
+CONFORMANCE := .mcp-conformance/node_modules/.bin/conformance
 
-.PHONY: run test lint format install bench clean inspector
+.PHONY: run test lint format install bench clean inspector conformance
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("graphwright needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -38,7 +42,14 @@ inspector:
 			@modelcontextprotocol/inspector@$(INSPECTOR_VERSION); \
 	else echo "npm is missing: the MCP Inspector test will be skipped"; fi
 
-test: lint inspector
+conformance:
+	@if test -x $(CONFORMANCE); then :; \
+	elif command -v npm >/dev/null; then \
+		npm install --no-save --no-audit --no-fund --prefix .mcp-conformance \
+			@modelcontextprotocol/conformance@$(CONFORMANCE_VERSION) node@22; \
+	else echo "npm is missing: the MCP conformance test will be skipped"; fi
+
+test: lint inspector conformance
 	@if $(BIN)/python -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
 		echo "PostgreSQL answers: testing on SQLite and PostgreSQL"; \
 		GRAPHWRIGHT_TEST_DATABASE_URL=$(PG_URL) $(BIN)/pytest -q; \

@@ -11,6 +11,7 @@ import signal
 import socket
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
@@ -36,22 +37,31 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(params=BACKENDS)
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A URL to an empty database, once per backend under test."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'test.db'}"
-        return
+@contextmanager
+def pg_schema_url() -> Iterator[str]:
+    """A URL to a new, empty PostgreSQL schema, dropped afterwards."""
     assert PG_URL
     schema = f"t_{uuid.uuid4().hex[:12]}"
     admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
     sep = "&" if "?" in PG_URL else "?"
-    yield f"{PG_URL}{sep}options={quote(f'-csearch_path={schema}')}"
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    try:
+        yield f"{PG_URL}{sep}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A URL to an empty database, once per backend under test."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'test.db'}"
+        return
+    with pg_schema_url() as url:
+        yield url
 
 
 @pytest.fixture

@@ -26,12 +26,20 @@ from graphwright.errors import GraphwrightError
 from graphwright.graphmode import api as graph_api
 from graphwright.graphmode.client import BackendResolver
 from graphwright.graphmode.events import create_graph_events
+from graphwright.graphmode.limits import GraphLimits
 from graphwright.graphmode.service import GraphService
 from graphwright.graphmode.tools import graph_server
 from graphwright.knowledge import api as knowledge_api
 from graphwright.knowledge.backends import open_backend
 from graphwright.knowledge.service import KnowledgeService
 from graphwright.knowledge.tools import knowledge_server
+from graphwright.openapi import install_openapi
+from graphwright.serving import (
+    BODY_PARSE_ERROR,
+    UnexpectedErrors,
+    json_syntax_failure,
+    undecodable_body_failure,
+)
 from graphwright.settings import Settings, get_settings
 
 HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
@@ -41,7 +49,7 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
     settings = settings or get_settings()
     db = database or Database(settings.resolved_database_url)
     events = create_graph_events(db)
-    graph_service = GraphService(db, events)
+    graph_service = GraphService(db, events, GraphLimits.from_settings(settings))
     graph_backends = BackendResolver(settings, graph_service)
     knowledge = KnowledgeService.from_settings(db, open_backend(settings), settings)
 
@@ -64,20 +72,23 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
     )
     app.state.settings = settings
     app.state.database = db
-    app.state.auth_service = AuthService(db)
+    app.state.auth_service = AuthService(db, where=settings.data_location)
     app.state.graph_events = events
     app.state.graph_service = graph_service
     app.state.artifact_service = ArtifactService(SqlArtifactStore(db))
     app.state.knowledge_service = knowledge
 
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(UnexpectedErrors)
     _install_error_handlers(app)
+    install_openapi(app)
 
     @app.get("/health", tags=["health"], summary="Liveness; needs no token")
     def health() -> Response:
         return ok({"status": "ok", "version": __version__})
 
     app.include_router(graph_api.router)
+    app.include_router(graph_api.listing_router)
     app.include_router(chat_api.router)
     app.include_router(knowledge_api.router)
     a2a_api.mount(app)
@@ -101,7 +112,10 @@ def _install_error_handlers(app: FastAPI) -> None:
         return error_response(exc)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_request: Request, exc: RequestValidationError) -> Response:
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
+        syntax = next((e for e in exc.errors() if e["type"] == "json_invalid"), None)
+        if syntax is not None:
+            return json_syntax_failure(await request.body(), syntax)
         problems = [
             f"{'.'.join(str(p) for p in err['loc'] if p != 'body') or 'body'}: {err['msg']}"
             for err in exc.errors()
@@ -114,8 +128,14 @@ def _install_error_handlers(app: FastAPI) -> None:
         )
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_request: Request, exc: StarletteHTTPException) -> Response:
-        return failure(exc.status_code, HTTP_CODES.get(exc.status_code, "http_error"), exc.detail)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 400 and exc.detail == BODY_PARSE_ERROR:
+            return undecodable_body_failure(await request.body())
+        response = failure(
+            exc.status_code, HTTP_CODES.get(exc.status_code, "http_error"), exc.detail
+        )
+        response.headers.update(exc.headers or {})  # e.g. `Allow` on a 405
+        return response
 
 
 class BodyTooLarge(StarletteHTTPException):

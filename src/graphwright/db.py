@@ -7,6 +7,8 @@ Each room owns an Alembic branch (its `branch_labels`); start-up applies every h
 
 from __future__ import annotations
 
+import fcntl
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -15,12 +17,22 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import JSON, DateTime, Dialect, Engine, TypeDecorator, create_engine, event
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Dialect,
+    Engine,
+    TypeDecorator,
+    create_engine,
+    event,
+    text,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+MIGRATION_LOCK = 0x6772_6170_6877  # PostgreSQL advisory lock key: "graphw" in ASCII
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 
@@ -41,15 +53,50 @@ class Base(DeclarativeBase):
     type_annotation_map = {dict[str, Any]: JSONType, list[Any]: JSONType}
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _json_int(text: str) -> int | float:
+    # PostgreSQL's JSONB prints a large float such as 1e300 as its digits: read it as the float.
+    value = int(text)
+    return value if INT64_MIN <= value <= INT64_MAX else float(text)
+
+
+def _json_float(text: str) -> float:
+    return float(text) or 0.0  # JSONB has no negative zero; neither does what we read back
+
+
+def _sorted_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    return dict(sorted(pairs))  # JSONB keeps no key order; neither does what we read back
+
+
+def load_json(text: str | bytes) -> Any:
+    """Stored JSON as both backends read it alike: keys sorted, numbers as `_json_int` and
+    `_json_float` say."""
+    return json.loads(
+        text, parse_int=_json_int, parse_float=_json_float, object_pairs_hook=_sorted_object
+    )
+
+
 def make_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
+        engine = create_engine(
+            url,
+            connect_args={"timeout": 60, "check_same_thread": False},
+            json_deserializer=load_json,
+        )
         _configure_sqlite(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(
+        url, pool_pre_ping=True, pool_size=10, max_overflow=20, json_deserializer=load_json
+    )
+
+
+def _lower(value: Any) -> Any:
+    return value.lower() if isinstance(value, str) else value
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -65,6 +112,8 @@ def _configure_sqlite(engine: Engine) -> None:
         ):
             cursor.execute(f"PRAGMA {pragma}")
         cursor.close()
+        # SQLite's own lower() folds ASCII only; PostgreSQL's folds all of Unicode.
+        dbapi_conn.create_function("lower", 1, _lower, deterministic=True)
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
@@ -86,11 +135,29 @@ class Database:
             self.migrate()
 
     def migrate(self) -> None:
-        with self.engine.begin() as conn:
+        """Apply every head, one process at a time: servers started together on a new database
+        would otherwise both create the same tables."""
+        with self._migration_file_lock(), self.engine.begin() as conn:
+            if not self.is_sqlite:
+                # Held until this transaction ends, so the next process sees the tables made.
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
             config = Config()
             config.set_main_option("script_location", str(MIGRATIONS_DIR))
             config.attributes["connection"] = conn
             command.upgrade(config, "heads")
+
+    @contextmanager
+    def _migration_file_lock(self) -> Iterator[None]:
+        database = make_url(self.url).database
+        if not self.is_sqlite or not database or database == ":memory:":
+            yield
+            return
+        with open(f"{database}.migrate.lock", "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     @contextmanager
     def write(self) -> Iterator[Session]:

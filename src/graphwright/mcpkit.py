@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import uuid
+import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -24,6 +26,8 @@ from mcp_types import (
     CallToolResult,
     ContentBlock,
     EmbeddedResource,
+    EmptyResult,
+    SetLevelRequestParams,
     TextContent,
     TextResourceContents,
     ToolAnnotations,
@@ -66,7 +70,89 @@ TokenVerifier = Callable[[str], Any]
 
 def new_server(name: str, *, instructions: str) -> MCPServer[Any]:
     """An MCPServer named `name` that logs warnings only (stdout is the stdio transport)."""
-    return MCPServer(name, version=__version__, instructions=instructions, log_level="WARNING")
+    server = MCPServer(name, version=__version__, instructions=instructions, log_level="WARNING")
+    server.middleware.append(_readable_argument_errors)
+    # The logging capability (2025-11-25): the SDK re-provides `logging/setLevel` only through
+    # the low-level server's handler table, which MCPServer does not expose.
+    server._lowlevel_server.add_request_handler(
+        "logging/setLevel", SetLevelRequestParams, _set_log_level
+    )
+    return server
+
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+_session_levels: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
+def _connection_of(session: Any) -> Any:
+    # A ServerSession lives for one request; the level belongs to the client's connection.
+    return getattr(session, "_connection", session)
+
+
+async def _set_log_level(ctx: Any, params: SetLevelRequestParams) -> EmptyResult:
+    """Remember the connection's level: `log` sends only messages at or above it."""
+    _session_levels[_connection_of(ctx.session)] = params.level
+    return EmptyResult()
+
+
+async def log(ctx: Context, level: str, message: str) -> None:
+    """A log notification to the client of this call, if its session's level lets it through
+    (every level when the client never set one)."""
+    wanted = _session_levels.get(_connection_of(ctx.request_context.session), "debug")
+    if LOG_LEVELS.index(level) >= LOG_LEVELS.index(wanted):
+        await ctx.request_context.session.send_log_message(  # pyright: ignore[reportDeprecated]
+            level=level, data=message, logger=None, related_request_id=ctx.request_id
+        )
+
+
+async def progress(ctx: Context, done: float, total: float, message: str) -> None:
+    """Progress of a long call, as MCP progress (sent only if the caller asked for it) and as
+    an info log line."""
+    await ctx.report_progress(done, total, message)
+    await log(ctx, "info", message)
+
+
+_PYDANTIC_HEADER = re.compile(
+    r"^(?:Error executing tool (?P<tool>[^:]+): )?\d+ validation errors? for \S+$"
+)
+_PYDANTIC_DETAIL = re.compile(
+    r"^\s+(?P<msg>.*?)(?: \[type=[^,\]]+(?:, input_value=(?P<value>.*?))?(?:, input_type=\w+)?\])?$"
+)
+
+
+def readable_tool_error(text: str) -> str:
+    """pydantic's validation report, as MCP SDKs pass it on, worded one line per field:
+    `Invalid arguments for sleep:` then `- seconds: Input should be a valid number (got 'abc')`.
+    Any other text comes back as it was."""
+    lines = text.splitlines()
+    header = _PYDANTIC_HEADER.match(lines[0]) if lines else None
+    if header is None:
+        return text
+    problems, field = [], "arguments"
+    for line in lines[1:]:
+        if "errors.pydantic.dev" in line:
+            continue
+        if not line.startswith(" "):
+            field = line.strip() or "arguments"
+            continue
+        detail = _PYDANTIC_DETAIL.match(line)
+        if detail is None:
+            continue
+        value = detail.group("value")
+        got = f" (got {value})" if value and len(value) <= 80 else ""
+        problems.append(f"- {field}: {detail.group('msg')}{got}")
+    tool = header.group("tool")
+    return "\n".join([f"Invalid arguments{f' for {tool}' if tool else ''}:", *problems])
+
+
+async def _readable_argument_errors(ctx: Any, call_next: Any) -> Any:
+    """Tool errors worded by `readable_tool_error` (the result arrives as its JSON dict)."""
+    result = await call_next(ctx)
+    if ctx.method == "tools/call" and isinstance(result, dict) and result.get("isError"):
+        for item in result.get("content") or []:
+            if isinstance(item, dict) and isinstance(item.get("text"), str):
+                item["text"] = readable_tool_error(item["text"])
+    return result
 
 
 def hints(

@@ -5,8 +5,10 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+import platformdirs
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
 
 
 class Settings(BaseSettings):
@@ -14,13 +16,23 @@ class Settings(BaseSettings):
         env_prefix="GRAPHWRIGHT_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
     )
 
-    home: Path = Path(".graphwright")
+    home: Path = Field(
+        default_factory=lambda: Path(platformdirs.user_data_dir("graphwright", appauthor=False)),
+        description="Where data lives: the user's data directory unless set.",
+    )
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; defaults to SQLite in `home`."
     )
     host: str = "127.0.0.1"
     port: int = 8000
     max_body_bytes: int = Field(default=50 * 1024 * 1024, description="Largest accepted body.")
+    # Graph write limits (graphmode/limits.py); a larger value gets a 422 naming field and limit.
+    max_id_length: int = Field(default=500, ge=1, description="Node and edge ids, characters.")
+    max_label_length: int = Field(default=10_000, ge=1, description="Labels, characters.")
+    max_type_length: int = Field(default=200, ge=1, description="Node and edge types.")
+    max_data_depth: int = Field(default=32, ge=1, description="Nesting depth of `data`.")
+    max_data_bytes: int = Field(default=1_000_000, ge=1, description="`data` size as JSON.")
+    max_bulk_items: int = Field(default=10_000, ge=1, description="Items in one bulk call.")
 
     model: str | None = Field(default=None, description="LLM as provider:model.")
     mcp_config: Path | None = None
@@ -87,6 +99,13 @@ class Settings(BaseSettings):
     @property
     def knowledge_path(self) -> Path:
         return self.home / "kb"
+
+    @property
+    def data_location(self) -> str:
+        """Where tokens and graphs are kept, in words (a database URL without its password)."""
+        if self.database_url:
+            return make_url(self.database_url).render_as_string(hide_password=True)
+        return f"home {self.home.resolve()}"
 
     @property
     def resolved_mcp_config(self) -> Path:

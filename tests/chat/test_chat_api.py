@@ -109,7 +109,9 @@ async def test_slash_commands_work_offline_without_a_model(live: Live) -> None:
     help_reply = await live.chat(conversationId=hint["conversationId"], message="/help")
     assert "`/kg.queryNeighbors <curieOrName>" in help_reply["content"]
     assert "`/literature.searchPubMed <query>" in help_reply["content"]
-    assert "/graph." not in help_reply["content"]  # graph tools belong to Graph Mode
+    # Graph tools are listed too, under Graph Mode, with how to switch there.
+    here, graph_mode = help_reply["content"].split("In Graph Mode", 1)
+    assert "/graph." not in here and "`/graph.addNode <label> <type>" in graph_mode
     result = await live.chat(
         conversationId=hint["conversationId"],
         message="/kg.queryNeighbors TP53\n/literature.searchPubMed TP53 MDM2\n/kg.nope x",

@@ -89,6 +89,30 @@ def test_help_lists_every_tool_with_its_arguments() -> None:
     assert text.endswith("No model.")
 
 
+def test_help_shows_limits_and_object_shapes_and_whole_sentences() -> None:
+    budget = spec(
+        "graph",
+        "getGraphState",
+        {
+            "tokenBudget": {"type": "integer", "minimum": 500, "maximum": 20000},
+            "position": {"anyOf": [{"$ref": "#/$defs/Position"}, {"type": "null"}]},
+            "nodes": {"type": "array", "items": {"$ref": "#/$defs/Position"}, "minItems": 1},
+        },
+        [],
+    )
+    budget.input_schema["$defs"] = {
+        "Position": {"type": "object", "properties": {"x": {}, "y": {}}, "required": ["x"]}
+    }
+    described = ToolSpec(
+        "graph", "t", "graph__t", "Summarise the graph within a\nbudget of tokens.\n\nMore.", {}
+    )
+    text = help_text([budget, described])
+    assert "  - tokenBudget: >= 500, <= 20000" in text
+    assert "  - position: {x, y?}" in text
+    assert "  - nodes: a list of {x, y?}, at least 1 items" in text
+    assert ": Summarise the graph within a budget of tokens." in text
+
+
 def test_a_slash_message_starts_with_a_command() -> None:
     assert is_slash_message("\n  /help\n/kg.queryNeighbors TP53")
     assert not is_slash_message("what is /help?")

@@ -202,7 +202,52 @@ async def test_slash_commands_run_in_order(manager: McpManager) -> None:
     assert [e["text"] for e in recorder.of("tool_result")] == ["first", "second"]
     assert "No tool 'flaky.nothing'" in recorder.of("error")[0]["message"]
     assert "`/flaky.sleep <seconds>`" in turn.text
-    assert "graph.echo" not in turn.text
+    # Every tool is listed, grouped by the mode that offers it.
+    here, graph_mode = turn.text.split("In Graph Mode", 1)
+    assert "/graph.echo" not in here and "`/graph.echo <text>`" in graph_mode
+
+
+async def test_mixed_text_and_commands_without_a_model(manager: McpManager) -> None:
+    recorder = Recorder()
+    message = "Please look these up.\n/flaky.echo first\nand then summarise\n/flaky.echo second"
+    context = TurnContext("c1", Mode.NORMAL, message, artifacts=TurnArtifacts())
+    turn = Turn(context, manager=manager, model=None, emit=recorder)
+    await turn.run()
+    assert [e["text"] for e in recorder.of("tool_result")] == ["first", "second"]
+    assert "GRAPHWRIGHT_MODEL=provider:model" in turn.text
+    assert not recorder.of("error")
+
+
+@pytest.mark.parametrize(
+    ("mode", "line", "words"),
+    [
+        (Mode.NORMAL, "/graph.echo x", ["Graph Mode", '"mode": "graph_mode"']),
+        (Mode.GRAPH, "/flaky.echo x", ["normal", '"mode": "normal"']),
+    ],
+)
+async def test_a_tool_of_the_other_mode_gets_a_hint(
+    manager: McpManager, mode: Mode, line: str, words: list[str]
+) -> None:
+    recorder = Recorder()
+    artifacts = None if mode is Mode.GRAPH else TurnArtifacts()
+    context = TurnContext("c1", mode, line, artifacts=artifacts)
+    turn = Turn(context, manager=manager, model=None, emit=recorder)
+    await turn.run()
+    message = recorder.of("error")[0]["message"]
+    for word in words:
+        assert word in message, message
+    assert "No tool" not in message
+
+
+async def test_invalid_arguments_are_worded_one_line_per_field(manager: McpManager) -> None:
+    _, events, _ = await run_turn(
+        manager, [reply("", call("flaky__sleep", seconds="soon")), reply("ok")]
+    )
+    [result] = events.of("tool_result")
+    assert result["isError"]
+    text = result["text"]
+    assert "validation error for" not in text and "pydantic.dev" not in text
+    assert "seconds:" in text and "'soon'" in text
 
 
 async def test_a_model_failure_is_an_error_event_and_ends_the_turn(manager: McpManager) -> None:

@@ -218,6 +218,13 @@ async def read_and_analyse(call: Call) -> None:
     )
     assert [n["id"] for n in by_property.structured_content["nodes"]] == ["MONDO:0005148"]
     await fails(call, "searchNodes", {}, "Give a query, properties or a type")
+    # A broken argument is worded one line per field, not as pydantic's report.
+    await fails(
+        call, "getGraphState", {"tokenBudget": 3}, "Invalid arguments for getGraphState:\n- "
+    )
+    wrong = await call("filterByType", {"type": "", "limit": "many"})
+    assert "pydantic.dev" not in text_of(wrong) and "validation error" not in text_of(wrong)
+    assert len(text_of(wrong).splitlines()) == 3, text_of(wrong)
 
     genes = await ok(call, "filterByType", {"type": "Gene"})
     assert {n["id"] for n in genes.structured_content["nodes"]} == {

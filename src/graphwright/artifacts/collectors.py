@@ -362,3 +362,38 @@ def _structured(value: Any, media_type: str, schema: Mapping[str, Any], tool: st
     if media_type in (KNOWLEDGE_GRAPH, BIBLIOGRAPHY):
         return Artifact(name=_default_title(media_type), parts=[part])
     return Artifact(name=schema.get("title") or tool, parts=[part])
+
+
+TOOL_RESULT_KEYS = frozenset({"content", "artifacts", "bibliography", "grantMarkdown",
+                              "structuredContent", "binaryOutput"})  # fmt: skip
+
+
+@dataclass(slots=True)
+class Knowledge:
+    """The knowledge graphs and citations one tool result holds, and what could not be used."""
+
+    graphs: list[dict[str, Any]] = field(default_factory=list)
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[ErrorNote] = field(default_factory=list)
+
+
+def is_tool_result(document: Any) -> bool:
+    """Whether a JSON document is an MCP tool result (of any shape `collect` takes)."""
+    return (
+        isinstance(document, Mapping)
+        and bool(TOOL_RESULT_KEYS & document.keys())
+        and ("nodes" not in document)
+    )
+
+
+def knowledge_in(result: Mapping[str, Any], *, name: str) -> Knowledge:
+    """The graphs and citations in a tool result, by the same rules as a chat turn."""
+    collected = collect(result, tool=name, call_id=name)
+    found = Knowledge(errors=list(collected.errors))
+    for draft in collected.drafts:
+        for part in draft.artifact.parts:
+            if part.media_type == KNOWLEDGE_GRAPH and isinstance(part.data, dict):
+                found.graphs.append(part.data)
+            elif part.media_type == BIBLIOGRAPHY and isinstance(part.data, list):
+                found.citations.extend(part.data)
+    return found

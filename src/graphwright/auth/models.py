@@ -34,3 +34,15 @@ class Principal:
     @property
     def actor(self) -> str:
         return self.label or f"token:{self.token_id}"
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """What `token list` shows of a token: never the token itself."""
+
+    id: int
+    label: str | None
+    conversation_id: str | None
+    created_at: datetime
+    expires_at: datetime | None
+    revoked: bool

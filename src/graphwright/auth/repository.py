@@ -22,6 +22,9 @@ class TokenRepository:
     def by_hash(self, token_hash: str) -> AuthToken | None:
         return self.session.scalar(select(AuthToken).where(AuthToken.token_hash == token_hash))
 
+    def all(self) -> list[AuthToken]:
+        return list(self.session.scalars(select(AuthToken).order_by(AuthToken.id.desc())))
+
     def revoke(self, token_id: int, when: datetime) -> bool:
         return self._revoke(AuthToken.id == token_id, when)
 

@@ -6,7 +6,7 @@ import hashlib
 import secrets
 from datetime import UTC, datetime, timedelta
 
-from graphwright.auth.models import AuthToken, Principal
+from graphwright.auth.models import AuthToken, Principal, TokenInfo
 from graphwright.auth.repository import TokenRepository
 from graphwright.db import Database
 from graphwright.errors import Forbidden, InvalidInput, NotFound, Unauthorized
@@ -19,8 +19,9 @@ def hash_token(token: str) -> str:
 
 
 class AuthService:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, where: str | None = None) -> None:
         self._db = db
+        self._where = where  # named when a token is unknown: a token made for another home
 
     def mint(
         self,
@@ -54,8 +55,14 @@ class AuthService:
             raise Unauthorized("A bearer token is required: send 'Authorization: Bearer <token>'")
         with self._db.read() as session:
             row = TokenRepository(session).by_hash(hash_token(token))
-            if row is None or row.revoked_at is not None:
-                raise Unauthorized("The bearer token is not valid")
+            if row is None:
+                place = f" in {self._where}" if self._where else ""
+                raise Unauthorized(
+                    f"The bearer token is not valid: no such token{place}; mint one with "
+                    "`graphwright token create` using the same GRAPHWRIGHT_HOME"
+                )
+            if row.revoked_at is not None:
+                raise Unauthorized("The bearer token is not valid: it was revoked")
             if row.expires_at is not None and row.expires_at <= datetime.now(UTC):
                 raise Unauthorized("The bearer token has expired; mint a new one")
             return Principal(token_id=row.id, conversation_id=row.conversation_id, label=row.label)
@@ -72,6 +79,24 @@ class AuthService:
         """Revoke a token by its value; an unknown or already revoked token is left as it is."""
         with self._db.write() as session:
             TokenRepository(session).revoke_by_hash(hash_token(token), datetime.now(UTC))
+
+    def list_tokens(self) -> list[TokenInfo]:
+        """Every token that has not expired, newest first (never the token itself)."""
+        now = datetime.now(UTC)
+        with self._db.read() as session:
+            rows = TokenRepository(session).all()
+        return [
+            TokenInfo(
+                id=row.id,
+                label=row.label,
+                conversation_id=row.conversation_id,
+                created_at=row.created_at,
+                expires_at=row.expires_at,
+                revoked=row.revoked_at is not None,
+            )
+            for row in rows
+            if row.expires_at is None or row.expires_at > now
+        ]
 
     def revoke(self, token_id: int) -> None:
         with self._db.write() as session:

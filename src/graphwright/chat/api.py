@@ -109,7 +109,7 @@ def list_conversations(
     service: Service,
     caller: Caller,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=2**63 - 1)] = 0,
 ) -> Response:
     only = caller.conversation_id
     return ok(service.list_conversations(limit=limit, offset=offset, only=only))

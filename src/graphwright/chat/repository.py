@@ -39,6 +39,10 @@ class ChatRepository:
             query = query.where(Conversation.id == only)
         return list(self.session.scalars(query.limit(limit).offset(offset)))
 
+    def existing_ids(self, conversation_ids: Sequence[str]) -> set[str]:
+        query = select(Conversation.id).where(Conversation.id.in_(conversation_ids))
+        return set(self.session.scalars(query))
+
     def next_seq(self, conversation_id: str) -> int:
         last = self.session.scalar(
             select(func.max(Message.seq)).where(Message.conversation_id == conversation_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -272,6 +272,11 @@ class ChatService:
         with self.db.read() as session:
             rows = ChatRepository(session).conversations(limit=limit, offset=offset, only=only)
         return [_conversation_json(row) for row in rows]
+
+    def existing_conversations(self, conversation_ids: Sequence[str]) -> set[str]:
+        """Which of these ids name a conversation."""
+        with self.db.read() as session:
+            return ChatRepository(session).existing_ids(conversation_ids)
 
     def get_conversation(self, conversation_id: str) -> dict[str, Any]:
         """The conversation with its messages, their tool calls and the artifacts they showed."""

@@ -155,11 +155,74 @@ def usage(spec: ToolSpec) -> str:
     return " ".join(words)
 
 
-def help_text(tools: list[ToolSpec], *, note: str | None = None) -> str:
+def summary(description: str) -> str:
+    """The description's first paragraph on one line: whole sentences, never cut mid-way."""
+    paragraph = description.strip().split("\n\n", 1)[0]
+    return " ".join(paragraph.split())
+
+
+def argument_notes(spec: ToolSpec) -> list[str]:
+    """Limits (minimum, maximum, lengths, choices) and the shapes of object arguments."""
+    properties: dict[str, Any] = spec.input_schema.get("properties") or {}
+    definitions: dict[str, Any] = spec.input_schema.get("$defs") or {}
+    notes = []
+    for name, schema in properties.items():
+        described = _describe(_resolved(schema, definitions), definitions)
+        if described:
+            notes.append(f"{name}: {described}")
+    return notes
+
+
+def _resolved(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return definitions.get(ref.removeprefix("#/$defs/"), schema)
+    for option in schema.get("anyOf") or []:
+        if option.get("type") != "null":
+            return _resolved(option, definitions)
+    return schema
+
+
+def _describe(schema: dict[str, Any], definitions: dict[str, Any]) -> str:
+    words = []
+    bounds = [("minimum", ">= {}"), ("maximum", "<= {}"), ("minLength", "at least {} characters"),
+              ("maxLength", "at most {} characters"), ("minItems", "at least {} items"),
+              ("maxItems", "at most {} items")]  # fmt: skip
+    for key, wording in bounds:
+        if key in schema:
+            words.append(wording.format(schema[key]))
+    if isinstance(schema.get("enum"), list):
+        words.append("one of " + ", ".join(str(v) for v in schema["enum"]))
+    shape = _shape(schema, definitions)
+    if shape:
+        words.insert(0, shape)
+    return ", ".join(words)
+
+
+def _shape(schema: dict[str, Any], definitions: dict[str, Any]) -> str:
+    if schema.get("type") == "array" and isinstance(schema.get("items"), dict):
+        inner = _shape(_resolved(schema["items"], definitions), definitions)
+        return f"a list of {inner}" if inner else ""
+    properties = schema.get("properties")
+    if schema.get("type") == "object" and isinstance(properties, dict) and properties:
+        required = set(schema.get("required") or [])
+        fields = [name if name in required else f"{name}?" for name in properties]
+        return "{" + ", ".join(fields) + "}"
+    return ""
+
+
+def help_text(
+    tools: list[ToolSpec],
+    *,
+    note: str | None = None,
+    other_tools: list[ToolSpec] | None = None,
+    other_heading: str | None = None,
+) -> str:
     lines = ["Tools you can call, one command per line:", ""]
-    for spec in sorted(tools, key=dotted):
-        summary = spec.description.strip().splitlines()[0] if spec.description.strip() else ""
-        lines.append(f"- `{usage(spec)}`" + (f": {summary}" if summary else ""))
+    lines += _tool_lines(tools)
+    if other_tools:
+        lines += ["", other_heading or "In the other mode:", ""]
+        lines += _tool_lines(other_tools)
     lines += [
         "",
         'Give arguments in order or as name=value; quote values with spaces (label="Type 2 '
@@ -168,3 +231,12 @@ def help_text(tools: list[ToolSpec], *, note: str | None = None) -> str:
     if note:
         lines += ["", note]
     return "\n".join(lines)
+
+
+def _tool_lines(tools: list[ToolSpec]) -> list[str]:
+    lines = []
+    for spec in sorted(tools, key=dotted):
+        told = summary(spec.description)
+        lines.append(f"- `{usage(spec)}`" + (f": {told}" if told else ""))
+        lines += [f"  - {note}" for note in argument_notes(spec)]
+    return lines

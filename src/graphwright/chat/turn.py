@@ -49,6 +49,23 @@ from graphwright.chat.modes import (
 from graphwright.chat.slash import command_lines, dotted, help_text, is_slash_message, parse
 from graphwright.core.artifacts import ChatArtifact
 from graphwright.errors import InvalidInput
+from graphwright.mcpkit import readable_tool_error
+
+
+def _switch(mode: str) -> str:
+    return f'PATCH /api/conversations/<conversationId> with {{"mode": "{mode}"}}'
+
+
+MODE_HINTS = {
+    Mode.GRAPH: "'TOOL' is a graph tool, offered in Graph Mode only; switch this conversation to "
+    "Graph Mode first: " + _switch("graph_mode"),
+    Mode.NORMAL: "'TOOL' is not offered in Graph Mode, where only the graph tools are; switch "
+    "back to the normal mode first: " + _switch("normal"),
+}
+MODE_HEADINGS = {
+    Mode.GRAPH: f"In Graph Mode ({_switch('graph_mode')}):",
+    Mode.NORMAL: f"In the normal mode ({_switch('normal')}):",
+}
 
 MAX_STEPS = 8
 PREVIEW_CHARS = 2000
@@ -135,8 +152,14 @@ class Turn:
             self.emit("error", {"server": server, "message": reason})
         if self.graph_mode:
             self.graph_version = await self._read_graph_version()
-        if is_slash_message(self.context.message):
-            await self._run_commands(tools)
+        lines = command_lines(self.context.message)
+        commands = [line for line in lines if line.startswith("/")]
+        if is_slash_message(self.context.message) or (self.model is None and commands):
+            await self._run_commands(tools, commands)
+            if len(commands) < len(lines) and self.model is None:
+                self._say(ENABLE_MODEL_HINT)  # for the plain text among the commands
+            elif len(commands) < len(lines) and self.model is not None:
+                await self._run_model(self.model, tools)
         elif self.model is None:
             self._say(ENABLE_MODEL_HINT)
             self.stop_reason = "no_model"
@@ -161,25 +184,43 @@ class Turn:
 
     # --- slash commands -------------------------------------------------------------------------
 
-    async def _run_commands(self, tools: list[ToolSpec]) -> None:
+    async def _run_commands(self, tools: list[ToolSpec], lines: list[str]) -> None:
         self.stop_reason = "commands"
         by_name = {dotted(spec): spec for spec in tools}
         turn_id = uuid.uuid4().hex[:8]  # call ids stay unique across turns, as the model's are
-        for number, line in enumerate(command_lines(self.context.message), start=1):
+        for number, line in enumerate(lines, start=1):
             try:
                 call = parse(line, by_name)
             except InvalidInput as exc:
-                self.emit("error", {"command": line, "message": str(exc)})
-                self._say(f"{line}\n{exc}")
+                message = self._mode_hint(line, by_name) or str(exc)
+                self.emit("error", {"command": line, "message": message})
+                self._say(f"{line}\n{message}")
                 continue
             if call.spec is None:
-                note = ENABLE_MODEL_HINT if self.model is None else None
-                self._say(help_text(tools, note=note))
+                await self._help(tools)
                 continue
             call_id = f"cmd-{turn_id}-{number}"
             text, _ = await self._execute(number, call_id, call.spec, call.arguments)
             self._say(f"{line}\n{text}")
             await self._check_graph()
+
+    def _mode_hint(self, line: str, offered: dict[str, ToolSpec]) -> str | None:
+        """For a tool of the other mode: where it is offered and how to switch there."""
+        head = line[1:].split(" ", 1)[0]
+        server = head.split(".", 1)[0]
+        if head in offered or server not in self.manager.connections:
+            return None
+        other = Mode.NORMAL if self.graph_mode else Mode.GRAPH
+        if server not in servers_for(other, self.manager.connections):
+            return None
+        return MODE_HINTS[other].replace("TOOL", head)
+
+    async def _help(self, tools: list[ToolSpec]) -> None:
+        other = Mode.NORMAL if self.graph_mode else Mode.GRAPH
+        other_tools, _ = await self.manager.tools(servers_for(other, self.manager.connections))
+        heading = MODE_HEADINGS[other]
+        note = ENABLE_MODEL_HINT if self.model is None else None
+        self._say(help_text(tools, note=note, other_tools=other_tools, other_heading=heading))
 
     # --- the model loop -------------------------------------------------------------------------
 
@@ -290,6 +331,8 @@ class Turn:
                 outcome.result, tool=name, call_id=call_id, output_schema=spec.output_schema
             )
             text, is_error = _model_text(collected.model_content), collected.is_error
+            if is_error:  # another SDK's raw validation report, worded for people
+                text = readable_tool_error(text)
             if self._collected is not None:
                 known = len(self._collected.errors)
                 self._collected.add_result(collected)

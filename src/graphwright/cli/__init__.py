@@ -5,16 +5,18 @@ from __future__ import annotations
 import typer
 
 from graphwright.cli import demo, graph, kb, mcp, serve, token
+from graphwright.cli.common import PlainCommand, PlainGroup
 
 app = typer.Typer(
     name="graphwright",
     help="Turn AI tool calls into knowledge: merged graphs, bibliographies, versioned graphs.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    cls=PlainGroup,
 )
 app.add_typer(graph.app, name="graph")
-app.command("demo")(demo.demo)
-app.command("serve")(serve.serve)
+app.command("demo", cls=PlainCommand)(demo.demo)
+app.command("serve", cls=PlainCommand)(serve.serve)
 app.add_typer(token.app, name="token")
 app.add_typer(kb.app, name="kb")
-app.command("mcp")(mcp.mcp)
+app.command("mcp", cls=PlainCommand)(mcp.mcp)

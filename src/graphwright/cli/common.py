@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from graphwright.errors import GraphwrightError
 
@@ -29,3 +31,23 @@ def bad_input_exits(label: str = "") -> Iterator[None]:
         yield
     except GraphwrightError as exc:
         raise fail(f"{label}: {exc}" if label else str(exc)) from None
+
+
+def _plain_metavars(params: list[Any]) -> list[Any]:
+    """Help without Typer's `<bool>` and `<str>` markers: a flag shows nothing, an option that
+    takes a value shows its long name (`--output OUTPUT`) unless it has a metavar of its own."""
+    for param in params:
+        if isinstance(param, TyperOption) and param.metavar is None:
+            long = max(param.opts, key=len).lstrip("-") or param.name or "value"
+            param.metavar = "" if param.is_flag else long.upper().replace("-", "_")
+    return params
+
+
+class PlainCommand(TyperCommand):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain_metavars(super().get_params(ctx))
+
+
+class PlainGroup(TyperGroup):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain_metavars(super().get_params(ctx))

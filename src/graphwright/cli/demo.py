@@ -8,17 +8,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib.resources import files
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
 
 import orjson
+import typer
+from rich.markup import escape
 from rich.table import Table
 
 from graphwright.cli.common import bad_input_exits, console
 from graphwright.core.artifacts import BIBLIOGRAPHY
 from graphwright.core.bibliography import CitationSet
-from graphwright.core.formats import graphs_in_tool_result
+from graphwright.core.citation_files import write_citations
+from graphwright.core.formats import graphs_in_tool_result, write_graph
 from graphwright.core.graph import parse_json
 from graphwright.core.merge import GraphAccumulator
+from graphwright.errors import InvalidInput
 
 
 @dataclass
@@ -51,7 +56,16 @@ def _citations(result: dict[str, Any]) -> list[dict[str, Any]]:
     return citations
 
 
-def demo() -> None:
+def demo(
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            metavar="DIR",
+            help="Also write merged-graph.json, bibliography.json and bibliography.bib here.",
+        ),
+    ] = None,
+) -> None:
     """Merge the bundled sample tool results and print a summary table."""
     accumulator, bibliography = GraphAccumulator(), CitationSet()
     rows: list[ResultSummary] = []
@@ -77,6 +91,25 @@ def demo() -> None:
     console.print(
         "[dim]Sample data shipped with graphwright; records marked synthetic are made up."
     )
+    if out is not None:
+        _write_outputs(out, accumulator, bibliography)
+
+
+def _write_outputs(out: Path, graph: GraphAccumulator, citations: CitationSet) -> None:
+    files = {
+        "merged-graph.json": write_graph(graph.to_graph(), "json"),
+        "bibliography.json": write_citations(citations.to_list(), "bibliography.json"),
+        "bibliography.bib": write_citations(citations.to_list(), "bibliography.bib"),
+    }
+    with bad_input_exits(str(out)):
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for name, content in files.items():
+                data = content.encode() if isinstance(content, str) else content
+                (out / name).write_bytes(data)
+        except OSError as exc:
+            raise InvalidInput(f"cannot write there: {exc.strerror}") from None
+    console.print(f"Wrote {', '.join(files)} to {escape(str(out))}", highlight=False)
 
 
 def _table(rows: list[ResultSummary], graph: GraphAccumulator, citations: CitationSet) -> Table:

@@ -16,7 +16,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from graphwright.cli.common import bad_input_exits, console
+from graphwright.artifacts.collectors import is_tool_result, knowledge_in
+from graphwright.cli.common import PlainCommand, PlainGroup, bad_input_exits, console
+from graphwright.core.artifacts import KNOWLEDGE_GRAPH
+from graphwright.core.bibliography import CitationSet
+from graphwright.core.citation_files import write_citations
 from graphwright.core.formats import (
     FORMATS,
     PAIRED,
@@ -29,7 +33,7 @@ from graphwright.core.formats import (
     write_graph,
     write_graph_pair,
 )
-from graphwright.core.graph import GraphFormatError
+from graphwright.core.graph import GraphFormatError, parse_json
 from graphwright.core.merge import GraphAccumulator
 from graphwright.core.merge_files import merge_files
 from graphwright.core.stats import graph_stats
@@ -37,7 +41,9 @@ from graphwright.errors import InvalidInput
 from graphwright.settings import get_settings
 from graphwright.sources.node_normalizer import NodeNormalizer, normalize_graphs
 
-app = typer.Typer(help="Merge, convert and inspect knowledge-graph files.", no_args_is_help=True)
+app = typer.Typer(
+    help="Merge, convert and inspect knowledge-graph files.", no_args_is_help=True, cls=PlainGroup
+)
 
 StrictOption = Annotated[
     bool,
@@ -53,7 +59,7 @@ FromOption = Annotated[
 ]
 
 
-@app.command()
+@app.command(cls=PlainCommand)
 def merge(
     files: Annotated[
         list[Path],
@@ -80,13 +86,29 @@ def merge(
             "(offline: only the equivalences in the files).",
         ),
     ] = False,
+    bibliography: Annotated[
+        str | None,
+        typer.Option(
+            "--bibliography",
+            metavar="OUT",
+            help="Write the tool results' citations, de-duplicated, to OUT "
+            "(.bib, .ris, .csv or .json).",
+        ),
+    ] = None,
 ) -> None:
-    """Merge graph files and tool results: nodes by id, links by source, label and target."""
+    """Merge graph files and tool results: nodes by id, links by source, label and target;
+    citations by PMID, DOI or title."""
+    if bibliography is not None:
+        with bad_input_exits(bibliography):
+            write_citations([], bibliography)  # refuse an unknown extension before any work
     accumulator = GraphAccumulator(key_by_source=key_by_source)
+    citations = CitationSet()
     named = []
     for path in files:
         with bad_input_exits(str(path)):
-            named.extend((path.name, g) for g in _read_graphs(path, from_fmt, partial=True))
+            graphs, found = _read_inputs(path, from_fmt)
+            named.extend((path.name, graph) for graph in graphs)
+            citations.add(found, path.name)
     graph_count = len(named)
     if normalize:
         client = NodeNormalizer(get_settings().node_normalizer_url)
@@ -112,9 +134,21 @@ def merge(
         highlight=False,
         soft_wrap=True,
     )
+    if bibliography is not None:
+        with bad_input_exits(bibliography):
+            _write_file(Path(bibliography), write_citations(citations.to_list(), bibliography))
+        console.print(
+            f"Wrote {len(citations)} citations to {escape(bibliography)}", highlight=False
+        )
+    elif len(citations):
+        console.print(
+            f"{len(citations)} citations found; keep them with --bibliography refs.bib "
+            "(or .ris, .csv, .json)",
+            highlight=False,
+        )
 
 
-@app.command()
+@app.command(cls=PlainCommand)
 def convert(
     source: Annotated[Path, typer.Argument(metavar="IN", help="The graph to convert.")],
     output: Annotated[str, typer.Argument(metavar="OUT", help="Where to write it.")],
@@ -139,7 +173,7 @@ def convert(
     )
 
 
-@app.command()
+@app.command(cls=PlainCommand)
 def stats(
     source: Annotated[Path, typer.Argument(metavar="FILE", help="The graph to summarise.")],
     from_fmt: FromOption = None,
@@ -169,6 +203,39 @@ def stats(
         console.print(table)
 
 
+@app.command(cls=PlainCommand)
+def export(
+    conversation: Annotated[str, typer.Argument(help="The conversation whose graph to write.")],
+    output: Annotated[str, typer.Option("--output", "-o", help="Where to write the graph.")],
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format", "-f", help=f"Output format ({', '.join(FORMATS)}); default: from OUT."
+        ),
+    ] = None,
+) -> None:
+    """Write a conversation's Graph Mode graph (from GRAPHWRIGHT_HOME) to a file."""
+    from graphwright.db import Database
+    from graphwright.graphmode.events import create_graph_events
+    from graphwright.graphmode.service import GraphService
+
+    settings = get_settings()
+    with bad_input_exits(conversation):
+        db = Database(settings.resolved_database_url)
+        try:
+            graph = GraphService(db, create_graph_events(db)).to_graph(conversation)
+        finally:
+            db.dispose()
+    with bad_input_exits(output):
+        written = _write(graph, output, _output_format(output, fmt))
+    console.print(
+        f"Wrote {_names(written)}: {len(graph['nodes'])} nodes, {len(graph['links'])} links "
+        f"({settings.data_location})",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
 # -- files -----------------------------------------------------------------------------------
 
 
@@ -181,12 +248,29 @@ def _read_one(path: Path, fmt: str | None, *, strict: bool = False) -> dict[str,
     return graphs[0]
 
 
+def _read_inputs(path: Path, fmt: str | None) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The graphs and citations of a graph file or an MCP tool-result JSON file."""
+    if fmt in (None, "json") and path.suffix.lower() == ".json" and path.is_file():
+        document = parse_json(_read_bytes(path))
+        if is_tool_result(document):
+            found = knowledge_in(document, name=path.name)
+            if found.errors:
+                raise InvalidInput(found.errors[0].message)
+            if not found.graphs and not found.citations:
+                raise InvalidInput(
+                    f"tool result holds no {KNOWLEDGE_GRAPH} artifact and no bibliography"
+                )
+            return found.graphs, found.citations
+    return _read_graphs(path, fmt, partial=True), []
+
+
 def _read_graphs(
     path: Path, fmt: str | None, *, strict: bool = False, partial: bool = False
 ) -> list[dict[str, Any]]:
     """The graphs in `path`; a KGX nodes or edges file without its partner reads alone."""
-    if fmt is not None:
-        get_format(fmt)
+    if fmt is not None and fmt not in READABLE:
+        problem = f"{fmt} is write-only" if fmt in FORMATS else f"unknown format {fmt!r}"
+        raise InvalidInput(f"{problem}; --from takes one of: {', '.join(READABLE)}")
     pair = _input_pair(path, fmt)
     if pair is not None:
         pair_format, nodes, edges = pair

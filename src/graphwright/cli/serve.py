@@ -19,6 +19,7 @@ def serve(
     import uvicorn
 
     from graphwright.app import create_app
+    from graphwright.serving import server_config
 
     settings = get_settings()
     updates = {key: value for key, value in (("host", host), ("port", port)) if value is not None}
@@ -27,7 +28,7 @@ def serve(
         app = create_app(settings)
     console.print(
         f"graphwright on http://{settings.host}:{settings.port} "
-        f"(data in {settings.home.resolve()}); API calls need a token: graphwright token create",
+        f"({settings.data_location}); API calls need a token: graphwright token create",
         highlight=False,
     )
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+    uvicorn.Server(server_config(app, host=settings.host, port=settings.port)).run()

@@ -7,13 +7,16 @@ from datetime import timedelta
 from typing import Annotated
 
 import typer
+from rich.table import Table
 
 from graphwright.auth.service import AuthService
-from graphwright.cli.common import bad_input_exits, console, fail
+from graphwright.cli.common import PlainCommand, PlainGroup, bad_input_exits, console, fail
 from graphwright.db import Database
 from graphwright.settings import get_settings
 
-app = typer.Typer(help="Mint bearer tokens for the API.", no_args_is_help=True)
+app = typer.Typer(
+    help="Mint, list and revoke bearer tokens for the API.", no_args_is_help=True, cls=PlainGroup
+)
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([smhdw]?)\s*$")
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -27,7 +30,7 @@ def parse_ttl(text: str) -> timedelta:
     return timedelta(seconds=int(match.group(1)) * _UNIT_SECONDS[match.group(2)])
 
 
-@app.command("create")
+@app.command("create", cls=PlainCommand)
 def create(
     conversation: Annotated[
         str | None, typer.Option(help="Limit the token to this conversation.")
@@ -46,6 +49,7 @@ def create(
             token = AuthService(db).mint(conversation_id=conversation, ttl=lifetime, label=label)
         finally:
             db.dispose()
+    console.print(f"Using {settings.data_location}", highlight=False, soft_wrap=True)
     scope = f"conversation '{conversation}'" if conversation else "every conversation"
     expiry = f", expires in {ttl}" if ttl else ""
     console.print(
@@ -53,3 +57,43 @@ def create(
         soft_wrap=True,
     )
     print(token)
+
+
+@app.command("list", cls=PlainCommand)
+def list_tokens() -> None:
+    """List the tokens that have not expired (ids, labels, scopes; never the tokens)."""
+    settings = get_settings()
+    with bad_input_exits("token"):
+        db = Database(settings.resolved_database_url)
+        try:
+            tokens = AuthService(db).list_tokens()
+        finally:
+            db.dispose()
+    console.print(f"Using {settings.data_location}", highlight=False, soft_wrap=True)
+    table = Table("id", "label", "conversation", "created", "expires", "state")
+    for info in tokens:
+        table.add_row(
+            str(info.id),
+            info.label or "",
+            info.conversation_id or "(any)",
+            f"{info.created_at:%Y-%m-%d %H:%M}",
+            f"{info.expires_at:%Y-%m-%d %H:%M}" if info.expires_at else "never",
+            "revoked" if info.revoked else "active",
+        )
+    console.print(table)
+    console.print(f"{len(tokens)} token{'' if len(tokens) == 1 else 's'}", highlight=False)
+
+
+@app.command("revoke", cls=PlainCommand)
+def revoke(
+    token_id: Annotated[int, typer.Argument(help="The id `graphwright token list` shows.")],
+) -> None:
+    """Revoke a token by its id; requests with it get 401 from then on."""
+    settings = get_settings()
+    with bad_input_exits("token"):
+        db = Database(settings.resolved_database_url)
+        try:
+            AuthService(db).revoke(token_id)
+        finally:
+            db.dispose()
+    console.print(f"Revoked token {token_id} ({settings.data_location}).", highlight=False)

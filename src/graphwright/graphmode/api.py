@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Literal
 
 import orjson
-from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 
-from graphwright.auth.api import bearer_token, conversation_principal, get_auth_service
+from graphwright.auth.api import (
+    bearer_token,
+    conversation_principal,
+    current_principal,
+    get_auth_service,
+)
 from graphwright.auth.models import Principal
 from graphwright.auth.service import AuthService
 from graphwright.envelope import ok
 from graphwright.errors import InvalidInput, Unauthorized
 from graphwright.graphmode.events import GraphEvents
+from graphwright.graphmode.limits import INT64_MAX, MAX_VERSION
 from graphwright.graphmode.schemas import (
     BatchRequest,
     BulkEdgeRemoval,
@@ -35,6 +41,7 @@ from graphwright.graphmode.schemas import (
 from graphwright.graphmode.service import GraphService
 
 router = APIRouter(prefix="/api/graph/{conversation_id}", tags=["graph"])
+listing_router = APIRouter(tags=["graph"])
 
 EXPORT_MEDIA_TYPES = {
     "json": "application/vnd.knowledge-graph+json",
@@ -42,10 +49,13 @@ EXPORT_MEDIA_TYPES = {
     "cytoscape": "application/json",
     "jsonld": "application/ld+json",
     "kgx-jsonl": "application/x-ndjson",
-    "kgx-tsv": "text/tab-separated-values",
+    "kgx-tsv": "application/x-tar",  # nodes.tsv and edges.tsv in one archive
     "graphml": "application/xml",
     "ntriples": "application/n-triples",
 }
+ExportFormat = Literal[
+    "json", "trapi", "cytoscape", "jsonld", "kgx-jsonl", "kgx-tsv", "graphml", "ntriples"
+]
 _ETAG = re.compile(r'^\s*(?:W/)?"?(\d+)"?\s*$')
 
 
@@ -58,12 +68,16 @@ def get_graph_events(request: Request) -> GraphEvents:
 
 
 def expected_version(
-    if_match: Annotated[str | None, Header(description='A version, e.g. "7"')] = None,
-    expected: Annotated[int | None, Query(alias="expectedVersion", ge=0)] = None,
+    if_match: Annotated[
+        str | None, Header(description='The version the graph must be at, e.g. "7", or `*` for any')
+    ] = None,
+    expected: Annotated[int | None, Query(alias="expectedVersion", ge=0, le=INT64_MAX)] = None,
 ) -> int | None:
     """The version a write expects the graph to be at: `expectedVersion` or `If-Match`."""
     if if_match is None:
         return expected
+    if if_match.strip() == "*":
+        return expected  # any current version will do
     match = _ETAG.match(if_match)
     if match is None:
         raise InvalidInput(f'If-Match must be a graph version such as "7", not {if_match!r}')
@@ -80,6 +94,7 @@ def _split(values: list[str] | None) -> list[str] | None:
 Service = Annotated[GraphService, Depends(get_graph_service)]
 Caller = Annotated[Principal, Depends(conversation_principal)]
 Expected = Annotated[int | None, Depends(expected_version)]
+VersionPath = Annotated[int, Path(ge=0, le=MAX_VERSION, description="A graph version")]
 
 
 @router.get("/state", summary="Nodes and edges, filtered and paged")
@@ -90,7 +105,7 @@ def get_state(
     node_types: Annotated[list[str] | None, Query(alias="nodeTypes")] = None,
     edge_types: Annotated[list[str] | None, Query(alias="edgeTypes")] = None,
     ids: Annotated[list[str] | None, Query()] = None,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
     limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
 ) -> Response:
     state = service.state(
@@ -337,7 +352,7 @@ def export_graph(
     conversation_id: str,
     service: Service,
     _caller: Caller,
-    fmt: Annotated[str, Query(alias="format")] = "json",
+    fmt: Annotated[ExportFormat, Query(alias="format")] = "json",
 ) -> Response:
     content = service.export(conversation_id, fmt)
     return Response(content, media_type=EXPORT_MEDIA_TYPES.get(fmt, "application/octet-stream"))
@@ -380,7 +395,7 @@ def history(
     conversation_id: str,
     service: Service,
     _caller: Caller,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
 ) -> Response:
     page = service.history(conversation_id, offset=offset, limit=limit)
@@ -388,18 +403,22 @@ def history(
 
 
 @router.get("/history/{version}", summary="One changeset with its forward and inverse ops")
-def changeset(conversation_id: str, version: int, service: Service, _caller: Caller) -> Response:
+def changeset(
+    conversation_id: str, version: VersionPath, service: Service, _caller: Caller
+) -> Response:
     return ok(service.changeset(conversation_id, version))
 
 
 @router.get("/versions/{version}", summary="The graph as it was at a version")
-def state_at(conversation_id: str, version: int, service: Service, _caller: Caller) -> Response:
+def state_at(
+    conversation_id: str, version: VersionPath, service: Service, _caller: Caller
+) -> Response:
     return ok(service.state_at(conversation_id, version))
 
 
 @router.post("/versions/{version}/revert", summary="Make the graph what it was at a version")
 def revert(
-    conversation_id: str, version: int, service: Service, caller: Caller, expected: Expected
+    conversation_id: str, version: VersionPath, service: Service, caller: Caller, expected: Expected
 ) -> Response:
     summary, new_version = service.revert(
         conversation_id, version, actor=caller.actor, expected_version=expected
@@ -412,8 +431,8 @@ def diff(
     conversation_id: str,
     service: Service,
     _caller: Caller,
-    from_version: Annotated[int, Query(alias="from", ge=0)],
-    to_version: Annotated[int, Query(alias="to", ge=0)],
+    from_version: Annotated[int, Query(alias="from", ge=0, le=MAX_VERSION)],
+    to_version: Annotated[int, Query(alias="to", ge=0, le=MAX_VERSION)],
 ) -> Response:
     return ok(service.diff(conversation_id, from_version, to_version))
 
@@ -457,3 +476,21 @@ async def events(
             subscription.close()
 
     return EventSourceResponse(stream(), ping=15)
+
+
+@listing_router.get("/api/graphs", summary="Every graph, also those of no conversation")
+def list_graphs(
+    request: Request,
+    service: Service,
+    caller: Annotated[Principal, Depends(current_principal)],
+    offset: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+) -> Response:
+    # A token scoped to one conversation sees that conversation's graph only.
+    listing = service.list_graphs(offset=offset, limit=limit, only=caller.conversation_id)
+    chat = getattr(request.app.state, "chat_service", None)
+    if chat is not None:
+        known = chat.existing_conversations([g.conversation_id for g in listing.items])
+        for graph in listing.items:
+            graph.has_conversation = graph.conversation_id in known
+    return ok(listing)

@@ -94,6 +94,30 @@ class GraphRepository:
         ).first()
         return ProjectRow(row.id, row.conversation_id, row.version, row.updated_at) if row else None
 
+    def list_projects(self, offset: int, limit: int, only: str | None) -> tuple[list[Row], int]:
+        """Graphs, the most recently changed first, with their node and edge counts."""
+        node_count = (
+            select(func.count()).where(nodes.c.project_id == projects.c.id).scalar_subquery()
+        )
+        edge_count = (
+            select(func.count()).where(edges.c.project_id == projects.c.id).scalar_subquery()
+        )
+        query = select(
+            projects.c.conversation_id,
+            projects.c.version,
+            projects.c.created_at,
+            projects.c.updated_at,
+            node_count.label("node_count"),
+            edge_count.label("edge_count"),
+        )
+        total = select(func.count()).select_from(projects)
+        if only is not None:
+            query = query.where(projects.c.conversation_id == only)
+            total = total.where(projects.c.conversation_id == only)
+        query = query.order_by(projects.c.updated_at.desc(), projects.c.conversation_id)
+        rows = self.session.execute(query.offset(offset).limit(limit))
+        return [dict(r._mapping) for r in rows], int(self.session.scalar(total) or 0)
+
     def lock_project(self, conversation_id: str, now: datetime) -> ProjectRow:
         """The project row, created if missing, locked until the transaction ends."""
         locked = select(projects).where(projects.c.conversation_id == conversation_id)
@@ -406,10 +430,13 @@ class GraphRepository:
     def search_nodes(
         self, project_id: int, text: str, types: Sequence[str] | None, limit: int
     ) -> list[Row]:
-        pattern = f"%{text.lower()}%"
+        # The text is literal: `%` and `_` in it match themselves, not anything.
+        escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        pattern = f"%{escaped}%"
         query = select(*_node_cols()).where(
             nodes.c.project_id == project_id,
-            func.lower(nodes.c.label).like(pattern) | func.lower(nodes.c.id).like(pattern),
+            func.lower(nodes.c.label).like(pattern, escape="\\")
+            | func.lower(nodes.c.id).like(pattern, escape="\\"),
         )
         if types:
             query = query.where(nodes.c.type.in_(types))

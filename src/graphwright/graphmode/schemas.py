@@ -127,6 +127,23 @@ class GraphSummary(ApiModel):
     last_updated: datetime | None
 
 
+class GraphListing(ApiModel):
+    conversation_id: str
+    version: int
+    node_count: int
+    edge_count: int
+    created_at: datetime
+    updated_at: datetime
+    has_conversation: bool | None = None
+
+
+class GraphList(ApiModel):
+    items: list[GraphListing]
+    total: int
+    offset: int
+    limit: int
+
+
 class NodeSelection(ApiModel):
     """Which nodes a bulk remove takes: by ids, by type, or by degree (give one of them)."""
 
@@ -281,9 +298,16 @@ class BatchRequest(ApiModel):
 class ImportRequest(ApiModel):
     """A graph as seed JSON (`graph`), or text in any core format (`content` with `format`)."""
 
+    model_config = ConfigDict(
+        **{
+            **ApiModel.model_config,
+            "json_schema_extra": {"oneOf": [{"required": ["graph"]}, {"required": ["content"]}]},
+        }
+    )
+
     graph: dict[str, Any] | None = None
     content: str | None = None
-    format: str = "json"
+    format: Literal["json", "trapi", "kgx-jsonl", "kgx-tsv", "graphml"] = "json"
 
     @model_validator(mode="after")
     def _one_source(self) -> ImportRequest:

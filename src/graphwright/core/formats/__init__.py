@@ -98,7 +98,11 @@ FORMATS: dict[str, GraphFormat] = {
             rdf.write_jsonld,
         ),
         GraphFormat(
-            "ntriples", "N-Triples, links reified (write only)", (".nt",), rdf.write_ntriples
+            # N-Triples is a subset of Turtle, so a .ttl file of it is valid Turtle.
+            "ntriples",
+            "N-Triples, links reified (write only)",
+            (".nt", ".ttl"),
+            rdf.write_ntriples,
         ),
     )
 }

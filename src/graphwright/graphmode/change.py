@@ -1,0 +1,203 @@
+"""The machinery of a Graph Mode write: one transaction, one new version, its change log entry
+and its event. Each concern of GraphService builds on GraphServiceBase."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+from graphwright.db import Database
+from graphwright.errors import Conflict, InvalidInput, NotFound
+from graphwright.graphmode.events import GraphEvents
+from graphwright.graphmode.limits import GraphLimits, check_text
+from graphwright.graphmode.models import GraphChangeset
+from graphwright.graphmode.ops import Op, apply_ops, flatten_inverse
+from graphwright.graphmode.repository import GraphRepository, ProjectRow, Row
+from graphwright.graphmode.rows import utc_now
+from graphwright.graphmode.schemas import (
+    ChangesetSummary,
+    NodeSelection,
+    Written,
+)
+
+T = TypeVar("T")
+
+
+class VersionConflict(Conflict):
+    """The write named a version the graph is no longer at."""
+
+    code = "version_conflict"
+
+
+@dataclass
+class Change:
+    """The write in progress: the ops applied so far and their inverse."""
+
+    repo: GraphRepository
+    project_id: int
+    version: int
+    now: datetime
+    forward: list[Op] = field(default_factory=list)
+    inverse_runs: list[list[Op]] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+    kind: str = "edit"
+    target: GraphChangeset | None = None
+
+    def apply(self, ops: list[Op]) -> list[Op]:
+        inverse = apply_ops(self.repo, self.project_id, ops)
+        self.record(ops, inverse)
+        return inverse
+
+    def record(self, forward: list[Op], inverse: list[Op]) -> None:
+        self.forward.extend(forward)
+        self.inverse_runs.append(inverse)
+
+    @property
+    def inverse(self) -> list[Op]:
+        return flatten_inverse(self.inverse_runs)
+
+
+class GraphServiceBase:
+    """The database, the events hub, the limits, and the write transaction."""
+
+    def __init__(
+        self, db: Database, events: GraphEvents, limits: GraphLimits | None = None
+    ) -> None:
+        self._db = db
+        self._events = events
+        self.limits = limits or GraphLimits()
+
+    def _check_texts(self, values: Sequence[str] | None, field: str) -> None:
+        for index, value in enumerate(values or ()):
+            self.limits.type(value, f"{field}[{index}]")
+
+    def _check_selection(self, selection: NodeSelection) -> None:
+        if selection.ids is not None:
+            self.limits.ids(selection.ids)
+        self._check_texts(selection.types, "types")
+        self._check_texts(selection.exclude_types, "excludeTypes")
+        if selection.type is not None:
+            self.limits.type(selection.type, "type")
+
+    def _write(
+        self,
+        conversation_id: str,
+        command: str,
+        actor: str,
+        expected_version: int | None,
+        build: Callable[[Change], T],
+    ) -> Written[T]:
+        conversation_key(conversation_id)
+        now = utc_now()
+        with self._db.write() as session:
+            repo = GraphRepository(session)
+            project = repo.lock_project(conversation_id, now)
+            if expected_version is not None and expected_version != project.version:
+                raise VersionConflict(
+                    f"This graph is at version {project.version}, not {expected_version}; "
+                    "reload it and try again",
+                    current_version=project.version,
+                )
+            change = Change(repo, project.id, project.version + 1, now)
+            try:
+                result = build(change)
+            except NotFound:
+                if project.version == 0:  # the graph was about to be made by this very write
+                    raise NotFound(
+                        f"Conversation '{conversation_id}' has no graph yet, so nothing in it "
+                        "can be changed; check the conversation id (GET /api/graphs lists them)"
+                    ) from None
+                raise
+            self._record(change, command, actor)
+            self._events.publish(
+                session,
+                {
+                    "conversationId": conversation_id,
+                    "version": change.version,
+                    "command": command,
+                    "actor": actor,
+                    "summary": change.summary,
+                },
+            )
+        return Written(result, change.version)
+
+    def _record(self, change: Change, command: str, actor: str) -> None:
+        repo = change.repo
+        dropped = repo.drop_undone(change.project_id) if change.kind == "edit" else []
+        change.summary.update(Counter(op["op"] for op in change.forward))
+        repo.add_changeset(
+            {
+                "project_id": change.project_id,
+                "version": change.version,
+                "kind": change.kind,
+                "command": command,
+                "actor": actor,
+                "created_at": change.now,
+                "forward": change.forward,
+                "inverse": change.inverse,
+                "summary": change.summary,
+                "undo_state": "applied" if change.kind == "edit" else None,
+                "target_version": change.target.version if change.target else None,
+                "dropped_versions": dropped or None,
+            }
+        )
+        repo.set_version(change.project_id, change.version, change.now)
+
+    def _write_summary(
+        self,
+        conversation_id: str,
+        command: str,
+        actor: str,
+        expected_version: int | None,
+        build: Callable[[Change], None],
+    ) -> Written[ChangesetSummary]:
+        captured: list[Change] = []
+
+        def run(change: Change) -> None:
+            build(change)
+            captured.append(change)
+
+        written = self._write(conversation_id, command, actor, expected_version, run)
+        change = captured[0]
+        return Written(
+            ChangesetSummary(
+                version=change.version,
+                kind=change.kind,  # type: ignore[arg-type]
+                command=command,
+                actor=actor,
+                created_at=change.now,
+                summary=change.summary,
+                target_version=change.target.version if change.target else None,
+                undo_state="applied" if change.kind == "edit" else None,
+            ),
+            written.version,
+        )
+
+
+def conversation_key(conversation_id: str) -> str:
+    if not conversation_id or len(conversation_id) > 200:
+        raise InvalidInput("A conversation id must have 1 to 200 characters")
+    return check_text(conversation_id, "conversation id")
+
+
+def existing_project(repo: GraphRepository, conversation_id: str) -> ProjectRow:
+    project = repo.project(conversation_key(conversation_id))
+    if project is None:
+        raise NotFound(f"Conversation '{conversation_id}' has no graph yet")
+    return project
+
+
+def no_version(version: int, current: int) -> NotFound:
+    return NotFound(f"Version {version} does not exist; this graph has versions 0 to {current}")
+
+
+def stamped(fields: Row, change: Change) -> Row:
+    return {
+        **fields,
+        "created_version": change.version,
+        "created_at": change.now,
+        "updated_at": change.now,
+    }

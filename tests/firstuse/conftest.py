@@ -1,0 +1,1 @@
+from tests.graphmode.conftest import app, auth, client, token  # noqa: F401
