@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
+from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -32,7 +33,10 @@ from graphwright.settings import Settings, get_settings
 HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
 
-def create_app(settings: Settings | None = None, *, database: Database | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, *, database: Database | None = None, web: bool = False
+) -> FastAPI:
+    """The app; with `web`, also the NiceGUI UI at `/` (one per process: see graphwright.web)."""
     settings = settings or get_settings()
     db = database or Database(settings.resolved_database_url)
     events = create_graph_events(db)
@@ -48,7 +52,8 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
         if database is None:
             db.dispose()
 
-    app = FastAPI(
+    # /docs and /redoc load Swagger UI and ReDoc from files in the package, not from a CDN.
+    app = FastAPIOffline(
         title="graphwright",
         version=__version__,
         lifespan=lifespan,
@@ -80,6 +85,10 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
             "artifacts": artifacts_server(app.state.artifact_service, settings=settings),
         },
     )
+    if web:
+        from graphwright.web import mount  # NiceGUI is imported only where the UI is served
+
+        mount(app)
     return app
 
 

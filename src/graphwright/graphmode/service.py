@@ -637,6 +637,11 @@ class GraphService:
 
         return self._write_summary(conversation_id, "revert", actor, expected_version, build)
 
+    def delete_graph(self, conversation_id: str) -> None:
+        """Delete the conversation's graph and its whole history (not undoable); no graph is fine."""
+        with self._db.write() as session:
+            GraphRepository(session).delete_project(conversation_id)
+
     # -- machinery -----------------------------------------------------------------------------
 
     def _write(
