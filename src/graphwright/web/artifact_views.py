@@ -37,7 +37,12 @@ def show_artifact(
     elif chat.type == BIBLIOGRAPHY:
         bibliography(chat)
     elif chat.type == MARKDOWN:
-        with ui.column().classes("w-full prose max-w-none").mark("markdown-artifact"):
+        with (
+            ui.column()
+            .classes("w-full prose max-w-none")
+            .mark("markdown-artifact")
+            .props('data-testid="markdown-artifact"')
+        ):
             markdown(chat.content)
     else:
         raw(chat)
@@ -48,19 +53,23 @@ def raw(chat: ChatArtifact) -> None:
     ui.label(f"{chat.type}: shown as it is").classes("text-sm text-gray-700")
     textual = chat.type.startswith("text/") or "json" in chat.type or "xml" in chat.type
     if textual:
-        ui.code(chat.content[:200_000]).classes("w-full").mark("raw-artifact")
+        ui.code(chat.content[:200_000]).classes("w-full").mark("raw-artifact").props(
+            'data-testid="raw-artifact"'
+        )
         payload = chat.content.encode()
     else:
         try:
             payload = base64.b64decode(chat.content, validate=True)
         except binascii.Error:
             payload = chat.content.encode()
-        ui.label(f"{len(payload):,} bytes of binary content").mark("raw-artifact")
+        ui.label(f"{len(payload):,} bytes of binary content").mark("raw-artifact").props(
+            'data-testid="raw-artifact"'
+        )
     ui.button(
         "Download",
         icon="download",
         on_click=lambda: ui.download.content(payload, filename, chat.type),
-    ).mark("download-raw")
+    ).mark("download-raw").props('data-testid="download-raw"')
 
 
 # --- bibliography -------------------------------------------------------------------------------
@@ -102,7 +111,7 @@ def bibliography(chat: ChatArtifact) -> None:
                 on_click=lambda f=fmt, e=extension, m=media_type: ui.download.content(
                     write_citations(citations, f), f"{file_stem(chat.title)}.{e}", m
                 ),
-            ).props("outline dense").mark(f"export-{fmt}")
+            ).props("outline dense").mark(f"export-{fmt}").props(f'data-testid="export-{fmt}"')
     columns = [
         {"name": "title", "label": "Title", "field": "title", "sortable": True, "align": "left"},
         {"name": "authors", "label": "Authors", "field": "authors", "align": "left"},
@@ -111,7 +120,9 @@ def bibliography(chat: ChatArtifact) -> None:
         {"name": "pmid", "label": "Links", "field": "pmid", "sortable": True},
     ]
     table = ui.table(columns=columns, rows=rows, row_key="key", pagination=25)
-    table.classes("w-full").props("dense wrap-cells flat bordered").mark("bibliography")
+    table.classes("w-full").props("dense wrap-cells flat bordered").mark("bibliography").props(
+        'data-testid="bibliography"'
+    )
     table.add_slot(
         "body-cell-pmid",
         r"""
@@ -166,6 +177,7 @@ class KnowledgeGraphArtifact:
                 ui.input("Search nodes", on_change=self._filter)
                 .props('clearable debounce=200 aria-label="Search nodes"')
                 .mark("graph-search")
+                .props('data-testid="graph-search"')
             )
             self.types = (
                 ui.select(
@@ -178,23 +190,29 @@ class KnowledgeGraphArtifact:
                 .classes("min-w-[12rem]")
                 .props("use-chips dense")
                 .mark("graph-types")
+                .props('data-testid="graph-types"')
             )
             with (
-                ui.dropdown_button("Export", icon="download").props("outline").mark("graph-export")
+                ui.dropdown_button("Export", icon="download")
+                .props("outline")
+                .mark("graph-export")
+                .props('data-testid="graph-export"')
             ):
                 for fmt in FORMATS.values():
                     ui.item(
                         f"{fmt.name} ({fmt.extensions[0]})",
                         on_click=lambda f=fmt: self._export(f.name, f.extensions[0]),
-                    ).mark(f"export-{fmt.name}")
+                    ).mark(f"export-{fmt.name}").props(f'data-testid="export-{fmt.name}"')
             if open_in_graph_mode is not None:
                 ui.button(
                     "Open in Graph Mode", icon="hub", on_click=guarded(open_in_graph_mode)
-                ).props("outline").mark("open-graph-mode")
+                ).props("outline").mark("open-graph-mode").props('data-testid="open-graph-mode"')
         ui.label(f"{len(self.nodes)} nodes, {len(self.edges)} links").classes("text-sm")
         self.view = GraphView(on_node=self._details, on_edge=self._edge_details, height="55vh")
         self.view.show(self.nodes, self.edges, place(self.nodes, self.edges))
-        self.details = ui.column().classes("w-full").mark("node-details")
+        self.details = (
+            ui.column().classes("w-full").mark("node-details").props('data-testid="node-details"')
+        )
 
     def _export(self, fmt: str, extension: str) -> None:
         content = write_graph(self.graph, fmt)
@@ -240,4 +258,6 @@ class KnowledgeGraphArtifact:
         with ui.row().classes("items-center gap-2 text-sm"):
             ui.label(f"{source} —{edge.get('label') or ''}→ {target}")
             for text, url in pmid_links(edge.get("evidence", []))[:20]:
-                ui.link(text, url, new_tab=True).mark("evidence-link")
+                ui.link(text, url, new_tab=True).mark("evidence-link").props(
+                    'data-testid="evidence-link"'
+                )

@@ -34,13 +34,19 @@ class ArtifactsPanel:
         self.conversation_id = conversation_id
         self.open_in_graph_mode = open_in_graph_mode
         self.summaries: dict[str, Any] = {}
-        with ui.column().classes("w-full gap-2").mark("artifacts-panel") as self.root:
+        with (
+            ui.column()
+            .classes("w-full gap-2")
+            .mark("artifacts-panel")
+            .props('data-testid="artifacts-panel"') as self.root
+        ):
             ui.label("Artifacts").classes("text-lg font-bold")
             with ui.row().classes("w-full items-end gap-2"):
                 self.picker = (
                     ui.select({}, label="Artifact", on_change=self._picked)
                     .classes("grow")
                     .mark("artifact-picker")
+                    .props('data-testid="artifact-picker"')
                 )
                 self.version = ui.select({}, label="Version", on_change=self._show).mark(
                     "artifact-version"
@@ -50,7 +56,7 @@ class ArtifactsPanel:
                 )
                 ui.button("Compare", icon="difference", on_click=self._compare).props(
                     "outline"
-                ).mark("artifact-compare-go")
+                ).mark("artifact-compare-go").props('data-testid="artifact-compare-go"')
             self.body = ui.column().classes("w-full")
 
     @guarded
@@ -142,7 +148,13 @@ class ArtifactsPanel:
             high,
             context_id=self.conversation_id,
         )
-        with ui.dialog() as dialog, ui.card().classes("w-[48rem] max-w-full").mark("artifact-diff"):
+        with (
+            ui.dialog() as dialog,
+            ui.card()
+            .classes("w-[48rem] max-w-full")
+            .mark("artifact-diff")
+            .props('data-testid="artifact-diff"'),
+        ):
             ui.label(f"What changed from v{low} to v{high}").classes("text-lg font-bold")
             show_diff(found)
             ui.button("Close", on_click=dialog.close)

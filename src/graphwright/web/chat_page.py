@@ -48,7 +48,9 @@ def register(context: WebContext) -> None:
             conversation = await io(context.chat.get_conversation, conversation_id)
         except Exception:
             frame(context, principal, "Not found")
-            ui.label(f"No conversation '{conversation_id}'.").mark("not-found")
+            ui.label(f"No conversation '{conversation_id}'.").mark("not-found").props(
+                'data-testid="not-found"'
+            )
             ui.link("Back to the conversations", "/")
             return None
         frame(context, principal, conversation["title"] or conversation_id)
@@ -69,16 +71,18 @@ class ChatPage:
             model_banner()
         with ui.row().classes("w-full items-center gap-3 px-2"):
             ui.label("Mode").classes("text-sm")
-            self.mode_switch = ui.toggle(
-                MODE_NAMES, value=self.mode.value, on_change=self._switch_mode
-            ).mark("mode-switch")
+            self.mode_switch = (
+                ui.toggle(MODE_NAMES, value=self.mode.value, on_change=self._switch_mode)
+                .mark("mode-switch")
+                .props('data-testid="mode-switch"')
+            )
             self.mode_switch.props('aria-label="Conversation mode"')
             if self.mode is Mode.GRAPH:
                 ui.link("Open the graph editor full width", f"/c/{self.conversation_id}/graph")
         with ui.splitter(value=42).classes("w-full h-[calc(100vh-140px)]") as splitter:
             with splitter.before, ui.column().classes("w-full h-full no-wrap p-2"):
                 self.messages = ui.column().classes("w-full grow overflow-auto gap-2")
-                self.messages.mark("messages")
+                self.messages.mark("messages").props('data-testid="messages"')
                 self._composer()
             with splitter.after, ui.column().classes("w-full p-2"):
                 if self.mode is Mode.GRAPH:
@@ -100,7 +104,12 @@ class ChatPage:
     # --- composing ------------------------------------------------------------------------------
 
     def _composer(self) -> None:
-        self.hints = ui.column().classes("w-full gap-0 text-xs").mark("slash-hints")
+        self.hints = (
+            ui.column()
+            .classes("w-full gap-0 text-xs")
+            .mark("slash-hints")
+            .props('data-testid="slash-hints"')
+        )
         with ui.row().classes("w-full items-end no-wrap gap-2"):
             self.input = (
                 ui.input(
@@ -111,15 +120,20 @@ class ChatPage:
                 .classes("grow")
                 .props('aria-label="Message" autofocus')
                 .mark("message-input")
+                .props('data-testid="message-input"')
             )
             self.input.on("keydown.enter", self.send)
             self.send_button = (
-                ui.button(icon="send", on_click=self.send).props('aria-label="Send"').mark("send")
+                ui.button(icon="send", on_click=self.send)
+                .props('aria-label="Send"')
+                .mark("send")
+                .props('data-testid="send"')
             )
             self.cancel_button = (
                 ui.button(icon="stop", on_click=self.cancel)
                 .props('color=negative aria-label="Cancel the running turn"')
                 .mark("cancel")
+                .props('data-testid="cancel"')
             )
             self.cancel_button.set_visibility(False)
 
@@ -219,6 +233,7 @@ class ChatPage:
             .classes("max-w-[95%] " + ("self-end bg-blue-50" if user else "self-start bg-gray-50"))
             .props("flat bordered")
             .mark(f"message-{role}")
+            .props(f'data-testid="message-{role}"')
         ):
             ui.label("You" if user else "Assistant").classes("text-xs font-bold text-gray-700")
             return markdown(text).classes("w-full")
@@ -249,7 +264,8 @@ class ToolCard:
         with (
             ui.expansion(f"{tool} · running", icon="build")
             .classes("w-full border rounded")
-            .mark("tool-call") as self.expansion
+            .mark("tool-call")
+            .props('data-testid="tool-call"') as self.expansion
         ):
             ui.label("Arguments").classes("text-xs font-bold")
             ui.code(orjson.dumps(arguments, option=orjson.OPT_INDENT_2).decode()).classes(
@@ -282,12 +298,23 @@ class TurnView:
             .classes("max-w-[95%] self-start bg-gray-50")
             .props("flat bordered")
             .mark("message-assistant")
+            .props('data-testid="message-assistant"')
         ):
             with ui.row().classes("items-center gap-2"):
                 ui.label("Assistant").classes("text-xs font-bold text-gray-700")
-                self.status = ui.label().classes("text-xs text-gray-600").mark("turn-status")
+                self.status = (
+                    ui.label()
+                    .classes("text-xs text-gray-600")
+                    .mark("turn-status")
+                    .props('data-testid="turn-status"')
+                )
             self.calls = ui.column().classes("w-full gap-1")
-            self.body = markdown("").classes("w-full").mark("assistant-text")
+            self.body = (
+                markdown("")
+                .classes("w-full")
+                .mark("assistant-text")
+                .props('data-testid="assistant-text"')
+            )
             self.errors = ui.column().classes("w-full gap-0")
             self.links = ui.row().classes("gap-1")
 
@@ -308,7 +335,9 @@ class TurnView:
                 title,
                 icon="description",
                 on_click=lambda: self.page.open_artifact(artifact["artifactId"], version),
-            ).props("outline dense no-caps").mark("artifact-link")
+            ).props("outline dense no-caps").mark("artifact-link").props(
+                'data-testid="artifact-link"'
+            )
 
     def on_event(self, kind: str, data: dict[str, Any]) -> None:
         if kind == "status":

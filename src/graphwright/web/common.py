@@ -106,11 +106,13 @@ def frame(context: WebContext, principal: Principal, title: str) -> None:
 
         ui.button("Sign out", on_click=sign_out).props("flat color=white").classes(
             "text-white"
-        ).mark("sign-out")
+        ).mark("sign-out").props('data-testid="sign-out"')
 
 
 def model_banner() -> None:
     """Shown while no language model is configured: only slash commands work."""
     with ui.row().classes("w-full bg-amber-100 text-amber-950 p-3 rounded items-center no-wrap"):
         ui.icon("info").props('aria-hidden="true"')
-        ui.label(ENABLE_MODEL_HINT).classes("grow").mark("model-banner")
+        ui.label(ENABLE_MODEL_HINT).classes("grow").mark("model-banner").props(
+            'data-testid="model-banner"'
+        )

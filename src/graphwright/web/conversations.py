@@ -47,12 +47,19 @@ class ConversationList:
                     .props('clearable debounce=250 aria-label="Search conversations"')
                     .classes("grow")
                     .mark("search")
+                    .props('data-testid="search"')
                 )
-                self.title = ui.input("Title of a new conversation").mark("new-title")
+                self.title = (
+                    ui.input("Title of a new conversation")
+                    .mark("new-title")
+                    .props('data-testid="new-title"')
+                )
                 self.mode = ui.select(MODE_NAMES, value=Mode.NORMAL.value, label="Mode").mark(
                     "new-mode"
                 )
-                ui.button("New conversation", icon="add", on_click=self.create).mark("create")
+                ui.button("New conversation", icon="add", on_click=self.create).mark(
+                    "create"
+                ).props('data-testid="create"')
             self.rows = ui.column().classes("w-full gap-1")
         ui.timer(0, self.refresh, once=True)
 
@@ -74,7 +81,13 @@ class ConversationList:
 
     def _row(self, conversation: dict[str, Any]) -> None:
         cid = conversation["id"]
-        card = ui.card().classes("w-full").props("flat bordered").mark(f"conversation-{cid}")
+        card = (
+            ui.card()
+            .classes("w-full")
+            .props("flat bordered")
+            .mark(f"conversation-{cid}")
+            .props(f'data-testid="conversation-{cid}"')
+        )
         with card, ui.row().classes("w-full items-center gap-3 no-wrap"):
             ui.link(conversation["title"] or cid, f"/c/{cid}").classes(
                 "text-base font-medium grow truncate"
@@ -88,10 +101,10 @@ class ConversationList:
             )
             ui.button(icon="edit", on_click=lambda c=conversation: self.rename(c)).props(
                 f'flat dense aria-label="Rename {conversation["title"] or cid}"'
-            ).mark("rename")
+            ).mark("rename").props('data-testid="rename"')
             ui.button(icon="delete", on_click=lambda c=conversation: self.delete(c)).props(
                 f'flat dense color=negative aria-label="Delete {conversation["title"] or cid}"'
-            ).mark("delete")
+            ).mark("delete").props('data-testid="delete"')
 
     @guarded
     async def create(self) -> None:
@@ -107,9 +120,15 @@ class ConversationList:
     async def rename(self, conversation: dict[str, Any]) -> None:
         with ui.dialog() as dialog, ui.card():
             ui.label("Rename conversation").classes("font-bold")
-            name = ui.input("Title", value=conversation["title"] or "").mark("rename-title")
+            name = (
+                ui.input("Title", value=conversation["title"] or "")
+                .mark("rename-title")
+                .props('data-testid="rename-title"')
+            )
             with ui.row():
-                ui.button("Save", on_click=lambda: dialog.submit(name.value)).mark("rename-save")
+                ui.button("Save", on_click=lambda: dialog.submit(name.value)).mark(
+                    "rename-save"
+                ).props('data-testid="rename-save"')
                 ui.button("Cancel", on_click=lambda: dialog.submit(None)).props("flat")
         title = await dialog
         if title is None or not title.strip():

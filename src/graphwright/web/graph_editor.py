@@ -71,15 +71,25 @@ class GraphEditor:
         self.viewing: int | None = None  # a past version on screen; live updates wait
         self.highlight: set[str] = set()
         self.selected: str | None = None
-        with ui.column().classes("w-full gap-2").mark("graph-editor"):
+        with (
+            ui.column()
+            .classes("w-full gap-2")
+            .mark("graph-editor")
+            .props('data-testid="graph-editor"')
+        ):
             with ui.row().classes("w-full items-center gap-2"):
-                self.title = ui.label("Graph").classes("text-lg font-bold").mark("graph-title")
+                self.title = (
+                    ui.label("Graph")
+                    .classes("text-lg font-bold")
+                    .mark("graph-title")
+                    .props('data-testid="graph-title"')
+                )
                 ui.button(icon="undo", on_click=self.undo).props(
                     'outline dense aria-label="Undo (Ctrl+Z)"'
-                ).tooltip("Undo (Ctrl+Z)").mark("undo")
+                ).tooltip("Undo (Ctrl+Z)").mark("undo").props('data-testid="undo"')
                 ui.button(icon="redo", on_click=self.redo).props(
                     'outline dense aria-label="Redo (Ctrl+Shift+Z)"'
-                ).tooltip("Redo (Ctrl+Shift+Z)").mark("redo")
+                ).tooltip("Redo (Ctrl+Shift+Z)").mark("redo").props('data-testid="redo"')
                 self.past = ui.row().classes("items-center gap-2")
             self.view = GraphView(
                 on_node=self.select_node,
@@ -101,7 +111,12 @@ class GraphEditor:
                 with ui.tab_panel(edit_tab):
                     self._edit_forms()
                 with ui.tab_panel(details_tab):
-                    self.details = ui.column().classes("w-full").mark("graph-details")
+                    self.details = (
+                        ui.column()
+                        .classes("w-full")
+                        .mark("graph-details")
+                        .props('data-testid="graph-details"')
+                    )
                     ui.label("Click a node or an edge to see it here.").classes("text-sm")
                 with ui.tab_panel(history_tab):
                     self.history = HistoryPanel(self)
@@ -168,7 +183,9 @@ class GraphEditor:
         )
         self.past.clear()
         with self.past:
-            ui.badge(f"Viewing version {version} (read-only)", color="orange").mark("viewing")
+            ui.badge(f"Viewing version {version} (read-only)", color="orange").mark(
+                "viewing"
+            ).props('data-testid="viewing"')
             ui.button("Back to live", on_click=self.back_to_live).props("dense outline").mark(
                 "back-to-live"
             )
@@ -184,48 +201,69 @@ class GraphEditor:
     def _edit_forms(self) -> None:
         with ui.row().classes("w-full items-end gap-2"):
             ui.label("Add a node").classes("font-medium w-28")
-            self.node_label = ui.input("Label").mark("node-label")
-            self.node_type = ui.input("Type", value="gene").mark("node-type")
-            self.node_id = ui.input("Id (CURIE, optional)").mark("node-id")
-            ui.button("Add node", icon="add", on_click=self.add_node).mark("add-node")
+            self.node_label = ui.input("Label").mark("node-label").props('data-testid="node-label"')
+            self.node_type = (
+                ui.input("Type", value="gene").mark("node-type").props('data-testid="node-type"')
+            )
+            self.node_id = (
+                ui.input("Id (CURIE, optional)").mark("node-id").props('data-testid="node-id"')
+            )
+            ui.button("Add node", icon="add", on_click=self.add_node).mark("add-node").props(
+                'data-testid="add-node"'
+            )
         with ui.row().classes("w-full items-end gap-2"):
             ui.label("Add an edge").classes("font-medium w-28")
             self.edge_source = (
                 ui.select({}, label="From", with_input=True)
                 .classes("min-w-[10rem]")
                 .mark("edge-source")
+                .props('data-testid="edge-source"')
             )
             self.edge_target = (
                 ui.select({}, label="To", with_input=True)
                 .classes("min-w-[10rem]")
                 .mark("edge-target")
+                .props('data-testid="edge-target"')
             )
-            self.edge_label = ui.input("Label", value="related_to").mark("edge-label")
-            ui.button("Add edge", icon="add_link", on_click=self.add_edge).mark("add-edge")
+            self.edge_label = (
+                ui.input("Label", value="related_to")
+                .mark("edge-label")
+                .props('data-testid="edge-label"')
+            )
+            ui.button("Add edge", icon="add_link", on_click=self.add_edge).mark("add-edge").props(
+                'data-testid="add-edge"'
+            )
         with ui.row().classes("w-full items-end gap-2"):
             ui.label("Bulk delete").classes("font-medium w-28")
             self.bulk_types = (
                 ui.select([], multiple=True, label="Nodes of types")
                 .classes("min-w-[10rem]")
                 .mark("bulk-types")
+                .props('data-testid="bulk-types"')
             )
             self.bulk_max_degree = ui.number("or of degree at most", min=0, precision=0).mark(
                 "bulk-degree"
             )
-            ui.button("Preview", icon="visibility", on_click=self.bulk_delete).mark("bulk-preview")
+            ui.button("Preview", icon="visibility", on_click=self.bulk_delete).mark(
+                "bulk-preview"
+            ).props('data-testid="bulk-preview"')
         with ui.row().classes("w-full items-end gap-2"):
             ui.label("Merge nodes").classes("font-medium w-28")
             self.merge_keep = (
                 ui.select({}, label="Keep", with_input=True)
                 .classes("min-w-[10rem]")
                 .mark("merge-keep")
+                .props('data-testid="merge-keep"')
             )
             self.merge_remove = (
                 ui.select({}, label="Fold in", multiple=True, with_input=True)
                 .classes("min-w-[12rem]")
                 .mark("merge-remove")
+                .props('data-testid="merge-remove"')
             )
-            ui.button("Merge", icon="merge", on_click=self.merge).mark("merge")
+            ui.button("Merge", icon="merge", on_click=self.merge).mark("merge").props(
+                'data-testid="merge"'
+            )
 
     def _refresh_choices(self) -> None:
         names = {n["id"]: f"{n['label']} ({n['id']})" for n in self.nodes[:5000]}
@@ -316,7 +354,10 @@ class GraphEditor:
             preview=True,
         )
         labels = {n["id"]: n["label"] for n in self.nodes}
-        with ui.dialog() as dialog, ui.card().mark("bulk-dialog"):
+        with (
+            ui.dialog() as dialog,
+            ui.card().mark("bulk-dialog").props('data-testid="bulk-dialog"'),
+        ):
             ui.label(
                 f"This deletes {preview.node_count} nodes and {preview.edge_count} edges."
             ).classes("font-bold")
@@ -326,7 +367,7 @@ class GraphEditor:
             with ui.row():
                 ui.button(
                     "Delete them", color="negative", on_click=lambda: dialog.submit(True)
-                ).mark("bulk-confirm")
+                ).mark("bulk-confirm").props('data-testid="bulk-confirm"')
                 ui.button("Cancel", on_click=lambda: dialog.submit(False)).props("flat")
         if not await dialog or preview.node_count == 0:
             return
@@ -383,9 +424,19 @@ class GraphEditor:
         if node is None:
             return
         with self.details:
-            ui.label(f"Node {node_id}").classes("font-bold").mark("selected-node")
-            label = ui.input("Label", value=node["label"]).mark("edit-label")
-            kind = ui.input("Type", value=node["type"]).mark("edit-type")
+            ui.label(f"Node {node_id}").classes("font-bold").mark("selected-node").props(
+                'data-testid="selected-node"'
+            )
+            label = (
+                ui.input("Label", value=node["label"])
+                .mark("edit-label")
+                .props('data-testid="edit-label"')
+            )
+            kind = (
+                ui.input("Type", value=node["type"])
+                .mark("edit-type")
+                .props('data-testid="edit-type"')
+            )
 
             @guarded
             async def save() -> None:
@@ -401,10 +452,10 @@ class GraphEditor:
                 await self.reload()
 
             with ui.row():
-                ui.button("Save", on_click=save).mark("save-node")
+                ui.button("Save", on_click=save).mark("save-node").props('data-testid="save-node"')
                 ui.button(
                     "Delete node", color="negative", on_click=lambda: self.delete_node(node_id)
-                ).mark("delete-node")
+                ).mark("delete-node").props('data-testid="delete-node"')
             if node["data"]:
                 ui.code(str(node["data"])).classes("w-full text-xs")
             for edge in [e for e in self.edges if node_id in (e["source"], e["target"])][:50]:
@@ -429,30 +480,47 @@ class GraphEditor:
             )
             ui.button(
                 "Delete edge", color="negative", on_click=lambda: self.delete_edge(edge_id)
-            ).mark("delete-edge")
+            ).mark("delete-edge").props('data-testid="delete-edge"')
 
     # --- analysis and layouts -------------------------------------------------------------------
 
     def _analysis_forms(self) -> None:
         with ui.row().classes("w-full items-end gap-2"):
-            self.measure = ui.select(
-                ["degree", "betweenness", "pagerank"], value="degree", label="Centrality"
-            ).mark("measure")
-            ui.button("Most central", on_click=self.centrality).mark("run-centrality")
-            ui.button("Communities", on_click=self.communities).mark("run-communities")
+            self.measure = (
+                ui.select(["degree", "betweenness", "pagerank"], value="degree", label="Centrality")
+                .mark("measure")
+                .props('data-testid="measure"')
+            )
+            ui.button("Most central", on_click=self.centrality).mark("run-centrality").props(
+                'data-testid="run-centrality"'
+            )
+            ui.button("Communities", on_click=self.communities).mark("run-communities").props(
+                'data-testid="run-communities"'
+            )
         with ui.row().classes("w-full items-end gap-2"):
             self.path_from = ui.select({}, label="Path from", with_input=True).classes(
                 "min-w-[10rem]"
             )
             self.path_to = ui.select({}, label="to", with_input=True).classes("min-w-[10rem]")
-            ui.button("Shortest path", on_click=self.path).mark("run-path")
+            ui.button("Shortest path", on_click=self.path).mark("run-path").props(
+                'data-testid="run-path"'
+            )
         with ui.row().classes("w-full items-end gap-2"):
-            self.layout_kind = ui.select(
-                ["force", "hierarchical", "circular"], value="force", label="Layout"
-            ).mark("layout-kind")
-            ui.button("Apply and save positions", on_click=self.apply_layout).mark("apply-layout")
+            self.layout_kind = (
+                ui.select(["force", "hierarchical", "circular"], value="force", label="Layout")
+                .mark("layout-kind")
+                .props('data-testid="layout-kind"')
+            )
+            ui.button("Apply and save positions", on_click=self.apply_layout).mark(
+                "apply-layout"
+            ).props('data-testid="apply-layout"')
             ui.button("Clear highlights", on_click=self.clear_highlight).props("flat")
-        self.results = ui.column().classes("w-full").mark("analysis-results")
+        self.results = (
+            ui.column()
+            .classes("w-full")
+            .mark("analysis-results")
+            .props('data-testid="analysis-results"')
+        )
 
     def _show_results(self, title: str, lines: list[str], highlight: set[str]) -> None:
         self.highlight = highlight

@@ -19,10 +19,22 @@ class HistoryPanel:
     def __init__(self, editor: GraphEditor) -> None:
         self.editor = editor
         with ui.row().classes("w-full items-end gap-2"):
-            self.diff_from = ui.number("Diff from version", min=0, precision=0).mark("diff-from")
-            self.diff_to = ui.number("to version", min=0, precision=0).mark("diff-to")
-            ui.button("Diff", icon="difference", on_click=self.diff).mark("diff")
-        self.timeline = ui.column().classes("w-full gap-1").mark("history")
+            self.diff_from = (
+                ui.number("Diff from version", min=0, precision=0)
+                .mark("diff-from")
+                .props('data-testid="diff-from"')
+            )
+            self.diff_to = (
+                ui.number("to version", min=0, precision=0)
+                .mark("diff-to")
+                .props('data-testid="diff-to"')
+            )
+            ui.button("Diff", icon="difference", on_click=self.diff).mark("diff").props(
+                'data-testid="diff"'
+            )
+        self.timeline = (
+            ui.column().classes("w-full gap-1").mark("history").props('data-testid="history"')
+        )
 
     async def reload(self) -> None:
         editor = self.editor
@@ -40,6 +52,7 @@ class HistoryPanel:
                     ui.row()
                     .classes("w-full items-center gap-2 text-sm no-wrap")
                     .mark(f"version-{item.version}")
+                    .props(f'data-testid="version-{item.version}"')
                 ):
                     ui.label(f"v{item.version}").classes("font-mono font-bold w-12")
                     what = ", ".join(
@@ -52,10 +65,10 @@ class HistoryPanel:
                     )
                     ui.button("View", on_click=lambda v=item.version: self.view(v)).props(
                         "flat dense"
-                    ).mark("view-version")
+                    ).mark("view-version").props('data-testid="view-version"')
                     ui.button("Revert to", on_click=lambda v=item.version: self.revert(v)).props(
                         "flat dense"
-                    ).mark("revert-version")
+                    ).mark("revert-version").props('data-testid="revert-version"')
 
     @guarded
     async def view(self, version: int) -> None:
@@ -84,7 +97,13 @@ class HistoryPanel:
             int(self.diff_from.value),
             int(self.diff_to.value),
         )
-        with ui.dialog() as dialog, ui.card().classes("w-[40rem] max-w-full").mark("graph-diff"):
+        with (
+            ui.dialog() as dialog,
+            ui.card()
+            .classes("w-[40rem] max-w-full")
+            .mark("graph-diff")
+            .props('data-testid="graph-diff"'),
+        ):
             ui.label(f"From version {found.from_version} to {found.to_version}").classes(
                 "text-lg font-bold"
             )

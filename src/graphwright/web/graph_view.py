@@ -38,7 +38,7 @@ class GraphView:
         self.version: int | None = None
         with ui.column().classes("w-full gap-1") as self.root:
             self.note = ui.label().classes("text-sm bg-sky-100 text-sky-950 px-2 py-1 rounded")
-            self.note.mark("graph-note")
+            self.note.mark("graph-note").props('data-testid="graph-note"')
             self.note.set_visibility(False)
             self.chart = (
                 ui.echart({"series": []}, on_point_click=self._clicked)
@@ -46,6 +46,7 @@ class GraphView:
                 .style(f"height: {height}; min-height: 320px")
                 .props('role="img" aria-label="Knowledge graph; click a node for its details"')
                 .mark("graph-chart")
+                .props('data-testid="graph-chart"')
             )
         self.chart.on(
             "chart:finished",

@@ -25,8 +25,14 @@ def register(context: WebContext) -> None:
                 .props('autocomplete=off aria-label="API token" autofocus')
                 .classes("w-full")
                 .mark("token")
+                .props('data-testid="token"')
             )
-            problem = ui.label().classes("text-red-800").mark("sign-in-error")
+            problem = (
+                ui.label()
+                .classes("text-red-800")
+                .mark("sign-in-error")
+                .props('data-testid="sign-in-error"')
+            )
 
             @guarded
             async def submit() -> None:
@@ -46,5 +52,7 @@ def register(context: WebContext) -> None:
                 ui.navigate.to("/")
 
             token.on("keydown.enter", submit)
-            ui.button("Sign in", on_click=submit).props("color=primary").mark("sign-in")
+            ui.button("Sign in", on_click=submit).props("color=primary").mark("sign-in").props(
+                'data-testid="sign-in"'
+            )
         return None

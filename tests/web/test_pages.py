@@ -1,0 +1,101 @@
+"""Page logic through NiceGUI's `User` simulation, on real services and a real database."""
+
+from __future__ import annotations
+
+import pytest
+from nicegui import ui
+
+from graphwright.chat.models import ConversationCreate, Mode
+from tests.web.conftest import Simulated
+
+
+async def test_pages_need_sign_in_and_a_bad_token_is_refused(simulated: Simulated) -> None:
+    user = simulated.user
+    await user.open("/")
+    await user.should_see("Sign in to graphwright")
+    user.find(marker="token").type("gw_not-a-token")
+    user.find(marker="sign-in").click()
+    await user.should_see("The bearer token is not valid")
+    await user.should_not_see("Signed in as")
+
+
+async def test_sign_in_then_sign_out(simulated: Simulated) -> None:
+    await simulated.sign_in(label="ada")
+    await simulated.user.should_see("Signed in as ada")
+    await simulated.user.should_see("No conversations yet.")
+    simulated.user.find(marker="sign-out").click()
+    await simulated.user.should_see("Sign in to graphwright")
+    await simulated.user.open("/")
+    await simulated.user.should_see("Sign in to graphwright")
+
+
+async def test_a_revoked_token_signs_the_browser_out(simulated: Simulated) -> None:
+    token = await simulated.sign_in(label="bob")
+    simulated.app.state.auth_service.revoke_token(token)
+    await simulated.user.open("/")
+    await simulated.user.should_see("Sign in to graphwright")
+
+
+async def test_conversations_list_search_rename_delete(simulated: Simulated) -> None:
+    chat = simulated.app.state.chat_service
+    chat.create_conversation(ConversationCreate(id="c-one", title="TP53 and diabetes"), actor="t")
+    chat.create_conversation(
+        ConversationCreate(id="c-two", title="BRCA1 graph", mode=Mode.GRAPH), actor="t"
+    )
+    await simulated.sign_in(label="ada")
+    user = simulated.user
+    await user.should_see("TP53 and diabetes")
+    await user.should_see("BRCA1 graph")
+    await user.should_see("Graph Mode")  # the mode of c-two
+    user.find(marker="search").type("brca")
+    await user.should_see("BRCA1 graph")
+    await user.should_not_see("TP53 and diabetes")
+    user.find(marker="search").clear()
+    await user.should_see("TP53 and diabetes")
+
+    with user.scope(marker="conversation-c-one"):
+        user.find(marker="rename").click()
+    await user.should_see(marker="rename-title")
+    user.find(marker="rename-title").clear().type("TP53 in metabolism")
+    user.find(marker="rename-save").click()
+    await user.should_see(kind=ui.link, content="TP53 in metabolism")
+    assert chat.get_conversation("c-one")["title"] == "TP53 in metabolism"
+
+    with user.scope(marker="conversation-c-two"):
+        user.find(marker="delete").click()
+    await user.should_see(marker="delete-confirm")
+    user.find(marker="delete-confirm").click()
+    await user.should_not_see(kind=ui.link, content="BRCA1 graph")
+    assert [c["id"] for c in chat.list_conversations()] == ["c-one"]
+
+
+async def test_a_token_scoped_to_one_conversation_sees_only_it(simulated: Simulated) -> None:
+    chat = simulated.app.state.chat_service
+    for cid in ("mine", "theirs"):
+        chat.create_conversation(ConversationCreate(id=cid, title=f"title {cid}"), actor="t")
+    await simulated.sign_in(conversation_id="mine", label="scoped")
+    await simulated.user.should_see("title mine")
+    await simulated.user.should_not_see("title theirs")
+    await simulated.user.open("/c/theirs")
+    await simulated.user.should_see("Your token does not give access to this conversation.")
+
+
+async def test_create_opens_the_chat_with_the_model_banner_and_help(simulated: Simulated) -> None:
+    await simulated.sign_in(label="ada")
+    user = simulated.user
+    user.find(marker="new-title").type("First look")
+    user.find(marker="create").click()
+    await user.should_see(marker="message-input", retries=20)
+    await user.should_see("First look")
+    await user.should_see("GRAPHWRIGHT_MODEL=provider:model")
+    user.find(marker="message-input").type("/help")
+    user.find(marker="send").click()
+    await user.should_see("Tools you can call", retries=100)
+    await user.should_see("/kg.queryNeighbors", retries=50)
+
+
+@pytest.mark.parametrize("path", ["/c/nope"])
+async def test_an_unknown_conversation_says_so(simulated: Simulated, path: str) -> None:
+    await simulated.sign_in(label="ada")
+    await simulated.user.open(path)
+    await simulated.user.should_see("No conversation 'nope'.")
