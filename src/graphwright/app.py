@@ -10,11 +10,10 @@ from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
-from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from graphwright import __version__, mcp_registry
+from graphwright import __version__, api_docs, mcp_registry
 from graphwright.artifacts.service import ArtifactService
 from graphwright.artifacts.store import SqlArtifactStore
 from graphwright.artifacts.tools import artifacts_server
@@ -52,13 +51,15 @@ def create_app(
         if database is None:
             db.dispose()
 
-    # /docs and /redoc load Swagger UI and ReDoc from files in the package, not from a CDN.
-    app = FastAPIOffline(
+    app = FastAPI(
         title="graphwright",
         version=__version__,
         lifespan=lifespan,
         summary="Knowledge graphs per conversation, versioned, with undo and redo.",
+        docs_url=None,
+        redoc_url=None,
     )
+    api_docs.install(app)  # /docs and /redoc from local files, not a CDN
     app.state.settings = settings
     app.state.database = db
     app.state.auth_service = AuthService(db)

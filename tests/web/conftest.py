@@ -95,9 +95,7 @@ class LiveUI:
 
 
 @pytest.fixture(scope="module")
-def live_ui(
-    module_database_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveUI]:
+def live_ui(module_database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveUI]:
     home = tmp_path_factory.mktemp("web-home")
     port = free_port()
     settings = Settings(
@@ -122,7 +120,9 @@ def live_ui(
                 raise RuntimeError("The web UI server did not start")
             time.sleep(0.05)
         try:
-            yield LiveUI(f"http://127.0.0.1:{port}", app, app.state.auth_service.mint(label="web tester"))
+            yield LiveUI(
+                f"http://127.0.0.1:{port}", app, app.state.auth_service.mint(label="web tester")
+            )
         finally:
             server.should_exit = True
             thread.join(timeout=30)
@@ -136,7 +136,17 @@ def _chromium_missing() -> str | None:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def downloads(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="module")
+def live(live_ui: LiveUI) -> LiveUI:
+    return live_ui
+
+
+@pytest.fixture(scope="module")
+def browser(downloads: Path) -> Iterator[Any]:
     missing = _chromium_missing()
     if missing:
         pytest.skip(missing)
@@ -148,7 +158,10 @@ def browser() -> Iterator[Any]:
     profile = tempfile.mkdtemp(prefix="gw-chromium-")
     for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
         options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.add_experimental_option(
+        "prefs",
+        {"download.default_directory": str(downloads), "download.prompt_for_download": False},
+    )
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(60)
     try:
@@ -224,7 +237,9 @@ async def simulated(database_url: str, tmp_path: Path) -> AsyncIterator[Simulate
                 set_storage_secret("simulated secret")
                 async with lifespan_in_own_task(core.app):
                     transport = httpx.ASGITransport(core.app)
-                    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+                    async with httpx.AsyncClient(
+                        transport=transport, base_url="http://test"
+                    ) as client:
                         yield Simulated(User(client), app, context)
             finally:
                 os.environ.pop("NICEGUI_USER_SIMULATION", None)

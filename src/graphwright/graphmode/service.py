@@ -638,7 +638,7 @@ class GraphService:
         return self._write_summary(conversation_id, "revert", actor, expected_version, build)
 
     def delete_graph(self, conversation_id: str) -> None:
-        """Delete the conversation's graph and its whole history (not undoable); no graph is fine."""
+        """Delete the conversation's graph with its history (not undoable); none is fine."""
         with self._db.write() as session:
             GraphRepository(session).delete_project(conversation_id)
 

@@ -48,11 +48,15 @@ class ArtifactsPanel:
                     .mark("artifact-picker")
                     .props('data-testid="artifact-picker"')
                 )
-                self.version = ui.select({}, label="Version", on_change=self._show).mark(
-                    "artifact-version"
+                self.version = (
+                    ui.select({}, label="Version", on_change=self._show)
+                    .mark("artifact-version")
+                    .props('data-testid="artifact-version"')
                 )
-                self.compare_with = ui.select({}, label="Compare with", clearable=True).mark(
-                    "artifact-compare"
+                self.compare_with = (
+                    ui.select({}, label="Compare with", clearable=True)
+                    .mark("artifact-compare")
+                    .props('data-testid="artifact-compare"')
                 )
                 ui.button("Compare", icon="difference", on_click=self._compare).props(
                     "outline"

@@ -360,7 +360,7 @@ class TurnView:
             with self.errors:
                 ui.label(data.get("message", "error")).classes("text-sm text-red-800").mark(
                     "turn-error"
-                )
+                ).props('data-testid="turn-error"')
         elif kind == "done":
             self.status.text = "" if data["status"] == "complete" else data["status"]
             if data["content"] and not self.text:

@@ -54,8 +54,10 @@ class ConversationList:
                     .mark("new-title")
                     .props('data-testid="new-title"')
                 )
-                self.mode = ui.select(MODE_NAMES, value=Mode.NORMAL.value, label="Mode").mark(
-                    "new-mode"
+                self.mode = (
+                    ui.select(MODE_NAMES, value=Mode.NORMAL.value, label="Mode")
+                    .mark("new-mode")
+                    .props('data-testid="new-mode"')
                 )
                 ui.button("New conversation", icon="add", on_click=self.create).mark(
                     "create"
@@ -153,7 +155,7 @@ class ConversationList:
             with ui.row():
                 ui.button("Delete", color="negative", on_click=lambda: dialog.submit(True)).mark(
                     "delete-confirm"
-                )
+                ).props('data-testid="delete-confirm"')
                 ui.button("Keep it", on_click=lambda: dialog.submit(False)).props("flat")
         if not await dialog:
             return

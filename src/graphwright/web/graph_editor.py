@@ -188,7 +188,7 @@ class GraphEditor:
             ).props('data-testid="viewing"')
             ui.button("Back to live", on_click=self.back_to_live).props("dense outline").mark(
                 "back-to-live"
-            )
+            ).props('data-testid="back-to-live"')
 
     @guarded
     async def back_to_live(self) -> None:
@@ -241,8 +241,10 @@ class GraphEditor:
                 .mark("bulk-types")
                 .props('data-testid="bulk-types"')
             )
-            self.bulk_max_degree = ui.number("or of degree at most", min=0, precision=0).mark(
-                "bulk-degree"
+            self.bulk_max_degree = (
+                ui.number("or of degree at most", min=0, precision=0)
+                .mark("bulk-degree")
+                .props('data-testid="bulk-degree"')
             )
             ui.button("Preview", icon="visibility", on_click=self.bulk_delete).mark(
                 "bulk-preview"
