@@ -8,7 +8,7 @@ PG_URL := postgresql+psycopg://postgres@127.0.0.1:5432/test
 INSPECTOR_VERSION := 2.12.0
 INSPECTOR := .mcp-inspector/node_modules/.bin/mcp-inspector
 
-.PHONY: run test lint format install bench clean inspector
+.PHONY: run test lint format install bench clean inspector browser
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("graphwright needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -38,7 +38,16 @@ inspector:
 			@modelcontextprotocol/inspector@$(INSPECTOR_VERSION); \
 	else echo "npm is missing: the MCP Inspector test will be skipped"; fi
 
-test: lint inspector
+# Debian's Chromium and ChromeDriver for tests/web (CI runs as root); never a downloaded browser.
+browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			chromium chromium-driver >/dev/null \
+		|| echo "chromium could not be installed: the browser tests will be skipped"; \
+	else echo "chromium/chromium-driver missing and not installable: browser tests will be skipped"; fi
+
+test: lint inspector browser
 	@if $(BIN)/python -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
 		echo "PostgreSQL answers: testing on SQLite and PostgreSQL"; \
 		GRAPHWRIGHT_TEST_DATABASE_URL=$(PG_URL) $(BIN)/pytest -q; \

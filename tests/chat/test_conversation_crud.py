@@ -1,0 +1,61 @@
+"""Creating, searching, renaming and deleting conversations, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphwright.artifacts.service import ArtifactUpdateInput, ListArtifactsInput
+from graphwright.chat.mcp_manager import McpManager
+from graphwright.chat.models import ConversationCreate, ConversationPatch, Mode
+from graphwright.chat.service import ChatService
+from graphwright.core.artifacts import Artifact, Part
+from graphwright.db import Database
+from graphwright.errors import Conflict, NotFound
+from graphwright.graphmode.schemas import NodeInput
+from tests.chat.fakes import chat_service
+
+
+@pytest.fixture
+def service(database: Database) -> ChatService:
+    return chat_service(database, McpManager({}), api_base_url="http://127.0.0.1:9")
+
+
+def test_create_search_and_rename(service: ChatService) -> None:
+    service.create_conversation(ConversationCreate(id="a", title="TP53 in diabetes"), actor="t")
+    service.create_conversation(ConversationCreate(id="b", title="100% BRCA1_x"), actor="t")
+    made = service.create_conversation(ConversationCreate(mode=Mode.GRAPH), actor="t")
+    assert made["mode"] == "graph_mode" and made["title"] == "New conversation"
+    assert [c["id"] for c in service.list_conversations(text="tp53")] == ["a"]
+    # LIKE wildcards in the search text are matched literally
+    assert [c["id"] for c in service.list_conversations(text="100%")] == ["b"]
+    assert [c["id"] for c in service.list_conversations(text="A1_X")] == ["b"]
+    assert service.list_conversations(text="A_X") == []
+    assert service.list_conversations(text="%") == [
+        c for c in service.list_conversations() if c["id"] == "b"
+    ]
+    assert service.list_conversations(text="brca", only="a") == []
+    service.update_conversation("a", ConversationPatch(title="renamed"), actor="t")
+    assert service.get_conversation("a")["title"] == "renamed"
+    with pytest.raises(Conflict, match="already exists"):
+        service.create_conversation(ConversationCreate(id="a"), actor="t")
+
+
+def test_delete_takes_messages_artifacts_and_graph(service: ChatService) -> None:
+    service.create_conversation(ConversationCreate(id="gone", title="x"), actor="t")
+    service.create_conversation(ConversationCreate(id="kept", title="y"), actor="t")
+    for cid in ("gone", "kept"):
+        service.graphs.add_node(cid, NodeInput(label="TP53", type="gene"), actor="t")
+        service.artifacts.artifact_update(
+            ArtifactUpdateInput(artifact=Artifact(name="doc", parts=[Part(text="hello")])),
+            context_id=cid,
+        )
+    service.delete_conversation("gone")
+    with pytest.raises(NotFound):
+        service.get_conversation("gone")
+    assert service.graphs.version("gone") == 0
+    assert service.artifacts.list_artifacts(ListArtifactsInput(), context_id="gone") == []
+    # the other conversation is untouched
+    assert service.graphs.version("kept") == 1
+    assert len(service.artifacts.list_artifacts(ListArtifactsInput(), context_id="kept")) == 1
+    with pytest.raises(NotFound):
+        service.delete_conversation("gone")
