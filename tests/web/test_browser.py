@@ -126,22 +126,19 @@ def test_chat_with_slash_commands_artifacts_and_export(
 
     picker = find(browser, "artifact-picker")
     click(browser, picker)
-    click(
+    option = wait(
         browser,
-        by_text(
-            browser,
-            next(o for o in _menu_options(browser) if o.startswith("Knowledge graph")),
-            "div",
+        lambda d: next(
+            (e for e in d.find_elements(By.CSS_SELECTOR, ".q-menu .q-item")
+             if e.text.startswith("Knowledge graph")),
+            None,
         ),
-    )
+    )  # fmt: skip
+    click(browser, option)
     click(browser, find(browser, "graph-export"))
     click(browser, find(browser, "export-graphml"))
     graphml = wait(browser, lambda d: _downloaded(downloads, ".graphml"))
     assert "<graphml" in graphml.read_text()
-
-
-def _menu_options(driver: Any) -> list[str]:
-    return [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".q-menu .q-item") if e.text]
 
 
 def _downloaded(folder: Path, suffix: str) -> Path | None:

@@ -7,6 +7,7 @@ import math
 from graphwright.graphmode.analysis import FORCE_LAYOUT_MAX_NODES
 from graphwright.web.graph_layout import place
 from graphwright.web.graph_options import chart_options
+from graphwright.web.graph_view import drawing
 
 
 def ring(count: int) -> tuple[list[dict], list[dict]]:
@@ -55,5 +56,15 @@ def test_types_become_categories_with_a_legend_and_highlights_stand_out() -> Non
     by_id = {item["id"]: item for item in series["data"]}
     assert by_id["n1"]["category"] == 1 and by_id["n0"]["category"] == 0
     assert by_id["n1"]["symbolSize"] > by_id["n0"]["symbolSize"]
-    assert len(series["links"]) == 6 and series["links"][0] == {
-        "source": 0, "target": 1, "value": "", "id": "e0"}  # fmt: skip
+    assert len(series["links"]) == 6
+    assert series["links"][0] == {"source": 0, "target": 1, "value": ""}
+
+
+def test_a_drawing_maps_each_link_to_its_edge_and_leaves_hidden_types_out() -> None:
+    nodes, edges = ring(6)
+    shown = drawing(nodes, edges, place(nodes, edges), version=3, hidden_types={"disease"})
+    series = shown.options["series"][0]
+    assert {item["id"] for item in series["data"]} == {"n1", "n3", "n5"}
+    assert series["links"] == [] and shown.link_ids == []  # a ring alternates types
+    everything = drawing(nodes, edges, place(nodes, edges))
+    assert everything.link_ids == [e["id"] for e in edges]

@@ -209,7 +209,8 @@ class KnowledgeGraphArtifact:
                 ).props("outline").mark("open-graph-mode").props('data-testid="open-graph-mode"')
         ui.label(f"{len(self.nodes)} nodes, {len(self.edges)} links").classes("text-sm")
         self.view = GraphView(on_node=self._details, on_edge=self._edge_details, height="55vh")
-        self.view.show(self.nodes, self.edges, place(self.nodes, self.edges))
+        self.placement = place(self.nodes, self.edges)
+        self.view.show(self.nodes, self.edges, self.placement)
         self.details = (
             ui.column().classes("w-full").mark("node-details").props('data-testid="node-details"')
         )
@@ -227,7 +228,7 @@ class KnowledgeGraphArtifact:
             if text and (text in str(n["label"]).casefold() or text in n["id"].casefold())
         }
         hidden = set(categories(self.nodes)) - set(self.types.value or [])
-        self.view.refresh(highlight=hits, hidden_types=hidden)
+        self.view.show(self.nodes, self.edges, self.placement, highlight=hits, hidden_types=hidden)
 
     def _details(self, node_id: str) -> None:
         node = self.by_id.get(node_id)

@@ -1,4 +1,4 @@
-"""What the pages share: the app's services, signed-in sessions and the graph layouts seen.
+"""What the pages share: the app's services, signed-in sessions and the live graphs on screen.
 
 Pages are adapters: they read the services the REST API uses from the FastAPI app's state (the
 chat service exists only once the app has started, so it is read when a page asks for it).
@@ -7,8 +7,7 @@ chat service exists only once the app has started, so it is read when a page ask
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from graphwright.artifacts.service import ArtifactService
@@ -19,9 +18,7 @@ from graphwright.errors import Unauthorized
 from graphwright.graphmode.events import GraphEvents
 from graphwright.graphmode.service import GraphService
 from graphwright.settings import Settings
-
-Positions = dict[str, tuple[float, float]]
-LAYOUTS_KEPT = 64
+from graphwright.web.live_graphs import LiveGraphs
 
 
 class Sessions:
@@ -61,39 +58,19 @@ class Sessions:
             return None
 
 
-class LayoutCache:
-    """Positions computed for graphs without saved ones, per conversation (or artifact version),
-    so that every tab and every reload shows the same picture without computing it again."""
-
-    def __init__(self, size: int = LAYOUTS_KEPT) -> None:
-        self._items: OrderedDict[str, Positions] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> Positions:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return dict(found or {})
-
-    def put(self, key: str, positions: Positions) -> None:
-        with self._lock:
-            self._items[key] = dict(positions)
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-
 @dataclass
 class WebContext:
     state: Any  # the FastAPI app's state
     sessions: Sessions
-    layouts: LayoutCache = field(default_factory=LayoutCache)
+    live: LiveGraphs
 
     @classmethod
     def of(cls, state: Any) -> WebContext:
-        return cls(state=state, sessions=Sessions(state.auth_service))
+        return cls(
+            state=state,
+            sessions=Sessions(state.auth_service),
+            live=LiveGraphs(state.graph_service),
+        )
 
     @property
     def settings(self) -> Settings:

@@ -4,6 +4,7 @@ analysis and layouts. Every action calls GraphService (or graphmode.analysis), a
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import Any
 
@@ -26,9 +27,11 @@ from graphwright.web.context import WebContext
 from graphwright.web.graph_history import HistoryPanel
 from graphwright.web.graph_layout import place
 from graphwright.web.graph_options import categories
-from graphwright.web.graph_view import GraphView
+from graphwright.web.graph_view import Drawing, GraphView, drawing
+from graphwright.web.live_graphs import Snapshot
 
 LIVE_QUIET_SECONDS = 15.0
+CHOICES = 500
 
 
 def node_dict(node: Any) -> dict[str, Any]:
@@ -71,6 +74,8 @@ class GraphEditor:
         self.viewing: int | None = None  # a past version on screen; live updates wait
         self.highlight: set[str] = set()
         self.selected: str | None = None
+        self.positions: dict[str, tuple[float, float]] = {}
+        self._choice_ids: frozenset[str] = frozenset()
         with (
             ui.column()
             .classes("w-full gap-2")
@@ -152,35 +157,48 @@ class GraphEditor:
                     await self.reload()
 
     async def reload(self) -> None:
-        try:
-            state = await io(self.context.graphs.state, self.conversation_id)
-        except Exception:
-            state = None
-        if state is None:
-            self.nodes, self.edges, self.version = [], [], 0
-        else:
-            self.nodes = [node_dict(n) for n in state.nodes]
-            self.edges = [edge_dict(e) for e in state.edges]
-            self.version = state.metadata.version
-        self._draw(self.nodes, self.edges, self.version)
+        snapshot, shown = await asyncio.to_thread(self._current)
+        self.nodes = list(snapshot.nodes.values())
+        self.edges = list(snapshot.edges.values())
+        self.version = snapshot.version
+        self.positions = snapshot.positions
+        self.view.draw(shown)
         self.title.text = (
             f"Graph · version {self.version} · {len(self.nodes)} nodes, {len(self.edges)} edges"
         )
         self._refresh_choices()
         await self.history.reload()
 
-    def _draw(self, nodes: list[dict[str, Any]], edges: list[dict[str, Any]], version: int) -> None:
-        key = f"graph:{self.conversation_id}"
-        placement = place(nodes, edges, self.context.layouts.get(key))
-        self.context.layouts.put(key, placement.positions)
-        self.view.show(nodes, edges, placement, version=version, highlight=self.highlight)
+    def _current(self) -> tuple[Snapshot, Drawing]:
+        snapshot = self.context.live.current(self.conversation_id)
+        default = snapshot.drawing()  # also settles the positions of this version
+        if not self.highlight:
+            return snapshot, default
+        nodes, edges = list(snapshot.nodes.values()), list(snapshot.edges.values())
+        return snapshot, drawing(
+            nodes,
+            edges,
+            place(nodes, edges, snapshot.positions),
+            version=snapshot.version,
+            highlight=self.highlight,
+        )
+
+    def _redraw(self) -> None:
+        """Draw the live graph again with the current highlights."""
+        placement = place(self.nodes, self.edges, self.positions)
+        self.view.draw(
+            drawing(
+                self.nodes, self.edges, placement, version=self.version, highlight=self.highlight
+            )
+        )
 
     async def view_version(self, version: int) -> None:
         state = await io(self.context.graphs.state_at, self.conversation_id, version)
         self.viewing = version
-        self._draw(
-            [node_dict(n) for n in state.nodes], [edge_dict(e) for e in state.edges], version
-        )
+        nodes = [node_dict(n) for n in state.nodes]
+        edges = [edge_dict(e) for e in state.edges]
+        placement = place(nodes, edges, self.positions)
+        self.view.draw(drawing(nodes, edges, placement, version=version))
         self.past.clear()
         with self.past:
             ui.badge(f"Viewing version {version} (read-only)", color="orange").mark(
@@ -214,13 +232,13 @@ class GraphEditor:
         with ui.row().classes("w-full items-end gap-2"):
             ui.label("Add an edge").classes("font-medium w-28")
             self.edge_source = (
-                ui.select({}, label="From", with_input=True)
+                ui.select({}, label="From", with_input=True, new_value_mode="add-unique")
                 .classes("min-w-[10rem]")
                 .mark("edge-source")
                 .props('data-testid="edge-source"')
             )
             self.edge_target = (
-                ui.select({}, label="To", with_input=True)
+                ui.select({}, label="To", with_input=True, new_value_mode="add-unique")
                 .classes("min-w-[10rem]")
                 .mark("edge-target")
                 .props('data-testid="edge-target"')
@@ -252,13 +270,19 @@ class GraphEditor:
         with ui.row().classes("w-full items-end gap-2"):
             ui.label("Merge nodes").classes("font-medium w-28")
             self.merge_keep = (
-                ui.select({}, label="Keep", with_input=True)
+                ui.select({}, label="Keep", with_input=True, new_value_mode="add-unique")
                 .classes("min-w-[10rem]")
                 .mark("merge-keep")
                 .props('data-testid="merge-keep"')
             )
             self.merge_remove = (
-                ui.select({}, label="Fold in", multiple=True, with_input=True)
+                ui.select(
+                    {},
+                    label="Fold in",
+                    multiple=True,
+                    with_input=True,
+                    new_value_mode="add-unique",
+                )
                 .classes("min-w-[12rem]")
                 .mark("merge-remove")
                 .props('data-testid="merge-remove"')
@@ -268,7 +292,12 @@ class GraphEditor:
             )
 
     def _refresh_choices(self) -> None:
-        names = {n["id"]: f"{n['label']} ({n['id']})" for n in self.nodes[:5000]}
+        ids = frozenset(n["id"] for n in self.nodes)
+        if ids == self._choice_ids:
+            return
+        self._choice_ids = ids
+        # Past CHOICES nodes the lists hold the first ones; any id can still be typed in.
+        names = {n["id"]: f"{n['label']} ({n['id']})" for n in self.nodes[:CHOICES]}
         for select in (self.edge_source, self.edge_target, self.merge_keep, self.merge_remove):
             value = select.value
             select.set_options(names, value=value if _still(value, names) else None)
@@ -500,10 +529,12 @@ class GraphEditor:
                 'data-testid="run-communities"'
             )
         with ui.row().classes("w-full items-end gap-2"):
-            self.path_from = ui.select({}, label="Path from", with_input=True).classes(
-                "min-w-[10rem]"
-            )
-            self.path_to = ui.select({}, label="to", with_input=True).classes("min-w-[10rem]")
+            self.path_from = ui.select(
+                {}, label="Path from", with_input=True, new_value_mode="add-unique"
+            ).classes("min-w-[10rem]")
+            self.path_to = ui.select(
+                {}, label="to", with_input=True, new_value_mode="add-unique"
+            ).classes("min-w-[10rem]")
             ui.button("Shortest path", on_click=self.path).mark("run-path").props(
                 'data-testid="run-path"'
             )
@@ -526,7 +557,7 @@ class GraphEditor:
 
     def _show_results(self, title: str, lines: list[str], highlight: set[str]) -> None:
         self.highlight = highlight
-        self._draw(self.nodes, self.edges, self.version)
+        self._redraw()
         self.results.clear()
         with self.results:
             ui.label(title).classes("font-bold")
@@ -585,7 +616,7 @@ class GraphEditor:
     def clear_highlight(self) -> None:
         self.highlight = set()
         self.results.clear()
-        self._draw(self.nodes, self.edges, self.version)
+        self._redraw()
 
     @guarded
     async def apply_layout(self) -> None:

@@ -14,6 +14,7 @@ PALETTE = [
     "#117733", "#332288", "#999933", "#AA4499", "#44AA99", "#661100", "#6699CC",
 ]  # fmt: skip
 LABELS_UP_TO = 60  # nodes; a bigger graph shows labels on hover only
+LABELLED_EDGES_UP_TO = 3000
 OTHER = "other"
 
 
@@ -28,6 +29,14 @@ def categories(nodes: Sequence[Mapping[str, Any]]) -> list[str]:
     """Node types, most common first (so the commonest get the most distinct colours)."""
     counts = Counter(node_type(node) for node in nodes)
     return sorted(counts, key=lambda name: (-counts[name], name))
+
+
+def drawn_edges(
+    nodes: Sequence[Mapping[str, Any]], edges: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """The edges a drawing shows, in the order of its links: those whose ends are both shown."""
+    shown = {node["id"] for node in nodes}
+    return [edge for edge in edges if edge["source"] in shown and edge["target"] in shown]
 
 
 def chart_options(
@@ -63,19 +72,21 @@ def chart_options(
             item["itemStyle"] = {"borderColor": "#111", "borderWidth": 3}
             item["label"] = {"show": True, "fontWeight": "bold"}
         data.append(item)
-    links = [
-        {
-            "source": index_of[edge["source"]],
-            "target": index_of[edge["target"]],
-            "value": str(edge.get("label") or edge.get("type") or ""),
-            "id": str(edge.get("id", "")),
-        }
-        for edge in edges
-        if edge["source"] in index_of and edge["target"] in index_of
-    ]
+    # Links stay small (a large graph sends tens of thousands): ends by index, and the label
+    # (shown on hover) only while the graph is small enough to label.
+    labelled = len(edges) <= LABELLED_EDGES_UP_TO
+    links = []
+    for edge in edges:
+        if edge["source"] in index_of and edge["target"] in index_of:
+            link: dict[str, Any] = {
+                "source": index_of[edge["source"]],
+                "target": index_of[edge["target"]],
+            }
+            if labelled:
+                link["value"] = str(edge.get("label") or edge.get("type") or "")
+            links.append(link)
     return {
-        "animation": not large,
-        "animationDuration": 300,
+        "animation": False,  # positions come from the server: nothing to animate
         "color": PALETTE,
         "tooltip": {"show": not large, "confine": True},
         "legend": [

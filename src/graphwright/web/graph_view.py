@@ -1,25 +1,63 @@
 """The graph view: one knowledge graph drawn with ECharts' `graph` series (bundled with NiceGUI).
 
 It is the one reusable component for graphs: artifacts, the Graph Mode editor, and (later) the
-MCP Apps view use it. It draws what it is given, with positions from `graph_layout`; zoom, pan,
-drag, colours by type with a legend (click a type to hide it), labels on hover, and a callback
-when a node or an edge is clicked. The root element carries `data-version` (the graph version
-shown) and, once ECharts has finished drawing it, `data-drawn-version`, for tests and benchmarks.
+MCP Apps view use it. It draws a `Drawing` (nodes, edges, server-side positions and the ECharts
+option built from them): zoom, pan, drag, colours by type with a legend (click a type to hide
+it), labels on hover, and a callback when a node or an edge is clicked. Its root element carries
+`data-version` (the graph version shown) and, once ECharts has finished drawing it,
+`data-drawn-version`, for tests and benchmarks.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from nicegui import events, ui
 
 from graphwright.web.graph_layout import Placement
-from graphwright.web.graph_options import chart_options, node_type
+from graphwright.web.graph_options import chart_options, drawn_edges, node_type
 
 Item = Mapping[str, Any]
 Pick = Callable[[str], Any]
+
+
+@dataclass(frozen=True)
+class Drawing:
+    nodes: list[Item]
+    edges: list[Item]  # every edge of the graph
+    placement: Placement
+    options: dict[str, Any]
+    link_ids: list[str]  # the edge id of each link in `options`, in order
+    version: int | None = None
+
+
+def drawing(
+    nodes: Sequence[Item],
+    edges: Sequence[Item],
+    placement: Placement,
+    *,
+    version: int | None = None,
+    highlight: Collection[str] = (),
+    hidden_types: Collection[str] = (),
+) -> Drawing:
+    """What the view sends to the browser, built once per graph version and view settings."""
+    hidden = set(hidden_types)
+    shown = [n for n in nodes if node_type(n) not in hidden] if hidden else list(nodes)
+    links = drawn_edges(shown, edges)
+    options = chart_options(
+        shown, links, placement.positions, highlight=highlight, large=placement.precomputed
+    )
+    return Drawing(
+        list(nodes),
+        list(edges),
+        placement,
+        options,
+        [str(edge.get("id", "")) for edge in links],
+        version,
+    )
 
 
 class GraphView:
@@ -32,13 +70,14 @@ class GraphView:
     ) -> None:
         self.on_node = on_node
         self.on_edge = on_edge
-        self.nodes: list[Item] = []
-        self.edges: list[Item] = []
-        self.placement: Placement | None = None
-        self.version: int | None = None
+        self.shown: Drawing | None = None
         with ui.column().classes("w-full gap-1") as self.root:
-            self.note = ui.label().classes("text-sm bg-sky-100 text-sky-950 px-2 py-1 rounded")
-            self.note.mark("graph-note").props('data-testid="graph-note"')
+            self.note = (
+                ui.label()
+                .classes("text-sm bg-sky-100 text-sky-950 px-2 py-1 rounded")
+                .mark("graph-note")
+                .props('data-testid="graph-note"')
+            )
             self.note.set_visibility(False)
             self.chart = (
                 ui.echart({"series": []}, on_point_click=self._clicked)
@@ -56,6 +95,16 @@ class GraphView:
             ),
         )
 
+    def draw(self, shown: Drawing) -> None:
+        self.shown = shown
+        note = shown.placement.note
+        self.note.text = note or ""
+        self.note.set_visibility(bool(note))
+        self.chart.props(f'data-version="{"" if shown.version is None else shown.version}"')
+        self.chart.options.clear()
+        self.chart.options.update(shown.options)
+        self.chart.update()
+
     def show(
         self,
         nodes: Sequence[Item],
@@ -64,41 +113,29 @@ class GraphView:
         *,
         version: int | None = None,
         highlight: Collection[str] = (),
+        hidden_types: Collection[str] = (),
     ) -> None:
-        self.nodes, self.edges, self.placement, self.version = (
-            list(nodes),
-            list(edges),
-            placement,
-            version,
+        self.draw(
+            drawing(
+                nodes,
+                edges,
+                placement,
+                version=version,
+                highlight=highlight,
+                hidden_types=hidden_types,
+            )
         )
-        self.refresh(highlight=highlight)
-
-    def refresh(
-        self, *, highlight: Collection[str] = (), hidden_types: Collection[str] = ()
-    ) -> None:
-        """Draw again, e.g. with other nodes highlighted or some types left out."""
-        if self.placement is None:
-            return
-        hidden = set(hidden_types)
-        nodes = [n for n in self.nodes if node_type(n) not in hidden] if hidden else self.nodes
-        options = chart_options(
-            nodes,
-            self.edges,
-            self.placement.positions,
-            highlight=highlight,
-            large=self.placement.precomputed,
-        )
-        self.note.text = self.placement.note or ""
-        self.note.set_visibility(bool(self.placement.note))
-        self.chart.options.clear()
-        self.chart.options.update(options)
-        self.chart.props(f'data-version="{self.version if self.version is not None else ""}"')
-        self.chart.update()
 
     async def _clicked(self, event: events.EChartPointClickEventArguments) -> None:
-        data = event.data if isinstance(event.data, dict) else {}
-        item_id = data.get("id")
-        callback = self.on_edge if event.data_type == "edge" else self.on_node
+        if self.shown is None:
+            return
+        if event.data_type == "edge":
+            index, callback = event.data_index, self.on_edge
+            ids = self.shown.link_ids
+            item_id = ids[index] if 0 <= index < len(ids) else None
+        else:
+            data = event.data if isinstance(event.data, dict) else {}
+            item_id, callback = data.get("id"), self.on_node
         if not item_id or callback is None:
             return
         result = callback(str(item_id))
