@@ -22,6 +22,7 @@ Run: .venv/bin/python benchmarks/ui_bench.py [--quick]
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import statistics
@@ -211,7 +212,7 @@ def live_latencies(
     deadline = time.time() + 30
     drawn: dict[str, float] = {}
     while time.time() < deadline:
-        drawn = driver.execute_script("return window.__drawn")
+        drawn = driver.execute_script("return window.__drawn || {}")
         if len(drawn) >= changes:
             break
         time.sleep(0.2)
@@ -244,6 +245,7 @@ def main() -> None:
     args = parser.parse_args()
     repeats, changes = (2, 8) if args.quick else (5, 20)
     home = Path(tempfile.mkdtemp(prefix="gw-ui-bench-"))
+    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print("building graphs (layouts computed on the server, positions saved)...", flush=True)
     medium = random_graph(2_000, 10_000, layout="force")
     large = random_graph(10_000, 25_000, layout="circular")
@@ -275,6 +277,7 @@ def main() -> None:
                     report(f"live change, {nodes:,}-node graph, p90", p90(ui), p90(sse), None)
     finally:
         shutil.rmtree(home, ignore_errors=True)
+        print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

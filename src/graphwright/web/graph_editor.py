@@ -75,7 +75,7 @@ class GraphEditor:
         self.highlight: set[str] = set()
         self.selected: str | None = None
         self.positions: dict[str, tuple[float, float]] = {}
-        self._choice_ids: frozenset[str] = frozenset()
+        self._choices: tuple[dict[str, str], list[str]] = ({}, [])
         with (
             ui.column()
             .classes("w-full gap-2")
@@ -112,6 +112,8 @@ class GraphEditor:
                 analysis_tab = ui.tab("Analysis")
             self.tabs = tabs
             self.details_tab = details_tab
+            self.history_tab = history_tab
+            tabs.on_value_change(self._tab_changed)
             with ui.tab_panels(tabs, value=edit_tab).classes("w-full"):
                 with ui.tab_panel(edit_tab):
                     self._edit_forms()
@@ -167,7 +169,18 @@ class GraphEditor:
             f"Graph · version {self.version} · {len(self.nodes)} nodes, {len(self.edges)} edges"
         )
         self._refresh_choices()
-        await self.history.reload()
+        # The timeline is rebuilt only while it is on screen (or once it is opened).
+        self.history.stale = True
+        if self._history_shown():
+            await self.history.reload()
+
+    def _history_shown(self) -> bool:
+        # ui.tabs holds the tab, or its name once the browser has changed it
+        return self.tabs.value in (self.history_tab, self.history_tab.props["name"])
+
+    async def _tab_changed(self) -> None:
+        if self._history_shown() and self.history.stale:
+            await self.history.reload()
 
     def _current(self) -> tuple[Snapshot, Drawing]:
         snapshot = self.context.live.current(self.conversation_id)
@@ -292,16 +305,15 @@ class GraphEditor:
             )
 
     def _refresh_choices(self) -> None:
-        ids = frozenset(n["id"] for n in self.nodes)
-        if ids == self._choice_ids:
-            return
-        self._choice_ids = ids
         # Past CHOICES nodes the lists hold the first ones; any id can still be typed in.
         names = {n["id"]: f"{n['label']} ({n['id']})" for n in self.nodes[:CHOICES]}
+        kinds = categories(self.nodes)
+        if (names, kinds) == self._choices:
+            return
+        self._choices = (names, kinds)
         for select in (self.edge_source, self.edge_target, self.merge_keep, self.merge_remove):
             value = select.value
             select.set_options(names, value=value if _still(value, names) else None)
-        kinds = categories(self.nodes)
         self.bulk_types.set_options(
             kinds, value=[v for v in self.bulk_types.value or [] if v in kinds]
         )

@@ -18,6 +18,7 @@ SHOWN = 50
 class HistoryPanel:
     def __init__(self, editor: GraphEditor) -> None:
         self.editor = editor
+        self.stale = True
         with ui.row().classes("w-full items-end gap-2"):
             self.diff_from = (
                 ui.number("Diff from version", min=0, precision=0)
@@ -38,6 +39,7 @@ class HistoryPanel:
 
     async def reload(self) -> None:
         editor = self.editor
+        self.stale = False
         try:
             page = await io(editor.context.graphs.history, editor.conversation_id, limit=SHOWN)
         except Exception:

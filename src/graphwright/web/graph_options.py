@@ -115,17 +115,19 @@ def chart_options(
                 },
                 "edgeLabel": {"show": False, "formatter": "{c}", "fontSize": 10},
                 "emphasis": {
-                    "focus": "adjacency",
+                    "focus": "adjacency" if labelled else "self",
                     "label": {"show": True},
-                    "edgeLabel": {"show": True},
+                    "edgeLabel": {"show": labelled},
                 },
-                "edgeSymbol": ["none", "arrow"],
+                # Arrows, curves and colours per edge cost the browser most: a dense graph
+                # gets straight, plain, thin lines.
+                "edgeSymbol": ["none", "arrow"] if labelled else ["none", "none"],
                 "edgeSymbolSize": 5,
                 "lineStyle": {
-                    "color": "source",
-                    "opacity": 0.25 if large else 0.6,
-                    "width": 0.5 if large else 1.2,
-                    "curveness": 0 if large else 0.08,
+                    "color": "source" if labelled else "#94a3b8",
+                    "opacity": 0.6 if labelled else 0.35,
+                    "width": 1.2 if labelled else 0.6,
+                    "curveness": 0.08 if labelled else 0,
                 },
                 "scaleLimit": {"min": 0.05, "max": 20},
             }
