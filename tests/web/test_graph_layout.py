@@ -68,3 +68,20 @@ def test_a_drawing_maps_each_link_to_its_edge_and_leaves_hidden_types_out() -> N
     assert series["links"] == [] and shown.link_ids == []  # a ring alternates types
     everything = drawing(nodes, edges, place(nodes, edges))
     assert everything.link_ids == [e["id"] for e in edges]
+
+
+def test_a_dense_graph_is_drawn_with_large_series_and_clicks_map_to_nodes() -> None:
+    from graphwright.web.graph_options import DENSE_EDGES_FROM
+
+    count = DENSE_EDGES_FROM // 2 + 1
+    nodes, edges = ring(count)
+    edges += [{"id": f"x{i}", "source": f"n{i}", "target": f"n{(i + 2) % count}"}
+              for i in range(count)]  # fmt: skip
+    shown = drawing(nodes, edges, place(nodes, edges), highlight={"n2"})
+    lines, *scatters = shown.options["series"]
+    assert lines["type"] == "lines" and lines["large"] and len(lines["data"]) == len(edges)
+    assert [s["name"] for s in scatters] == ["disease", "gene", "highlighted"]
+    assert all(s["type"] == "scatter" for s in scatters)
+    assert shown.series_node_ids is not None
+    assert shown.series_node_ids[1][:2] == ["n1", "n3"]
+    assert shown.series_node_ids[-1] == ["n2"]

@@ -133,3 +133,87 @@ def chart_options(
             }
         ],
     }
+
+
+DENSE_EDGES_FROM = 5000  # edges; from here on the view draws with ECharts' "large" series
+
+
+def dense_options(
+    nodes: Sequence[Mapping[str, Any]],
+    edges: Sequence[Mapping[str, Any]],
+    positions: Mapping[str, tuple[float, float]],
+    *,
+    highlight: Collection[str] = (),
+) -> tuple[dict[str, Any], list[list[str]]]:
+    """A dense graph as one scatter series per node type and one lines series for the edges,
+    all in ECharts' "large" mode (each drawn as one path, so tens of thousands stay quick to
+    draw), on hidden axes with wheel zoom and drag to pan. Also returns the node ids of each
+    scatter series, in data order, to tell which node was clicked."""
+    kinds = categories(nodes)
+    by_kind: dict[str, list[Mapping[str, Any]]] = {kind: [] for kind in kinds}
+    for node in nodes:
+        by_kind[node_type(node)].append(node)
+    wanted = set(highlight)
+    series: list[dict[str, Any]] = [
+        {
+            "type": "lines",
+            "coordinateSystem": "cartesian2d",
+            "large": True,
+            "silent": True,
+            "lineStyle": {"color": "#94a3b8", "opacity": 0.3, "width": 0.5},
+            "data": [
+                {"coords": [positions[e["source"]], positions[e["target"]]]}
+                for e in edges
+                if e["source"] in positions and e["target"] in positions
+            ],
+            "z": 1,
+        }
+    ]
+    ids: list[list[str]] = []
+    for kind in kinds:
+        members = by_kind[kind]
+        ids.append([str(node["id"]) for node in members])
+        series.append(
+            {
+                "type": "scatter",
+                "name": kind,
+                "large": True,
+                "symbolSize": 4,
+                "data": [list(positions[node["id"]]) for node in members],
+                "z": 2,
+            }
+        )
+    marked = [n for n in nodes if n["id"] in wanted]
+    if marked:
+        series.append(
+            {
+                "type": "scatter",
+                "name": "highlighted",
+                "symbolSize": 12,
+                "itemStyle": {"color": "#111", "borderColor": "#fde047", "borderWidth": 2},
+                "label": {"show": True, "position": "right", "formatter": "{b}"},
+                "data": [
+                    {"name": str(n.get("label") or n["id"]), "value": list(positions[n["id"]])}
+                    for n in marked
+                ],
+                "z": 3,
+            }
+        )
+        ids.append([str(n["id"]) for n in marked])
+    axis = {"show": False, "scale": True}
+    return (
+        {
+            "animation": False,
+            "color": PALETTE,
+            "legend": [{"type": "scroll", "data": kinds, "top": 0}],
+            "grid": {"left": 8, "right": 8, "top": 36, "bottom": 8},
+            "xAxis": axis,
+            "yAxis": {**axis, "inverse": True},  # screen y grows downwards, as in graph series
+            "dataZoom": [
+                {"type": "inside", "xAxisIndex": 0, "filterMode": "none"},
+                {"type": "inside", "yAxisIndex": 0, "filterMode": "none"},
+            ],
+            "series": series,
+        },
+        ids,
+    )

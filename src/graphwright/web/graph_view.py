@@ -20,7 +20,13 @@ import orjson
 from nicegui import events, ui
 
 from graphwright.web.graph_layout import Placement
-from graphwright.web.graph_options import chart_options, drawn_edges, node_type
+from graphwright.web.graph_options import (
+    DENSE_EDGES_FROM,
+    chart_options,
+    dense_options,
+    drawn_edges,
+    node_type,
+)
 
 Item = Mapping[str, Any]
 Pick = Callable[[str], Any]
@@ -34,6 +40,8 @@ class Drawing:
     options: dict[str, Any]
     link_ids: list[str]  # the edge id of each link in `options`, in order
     version: int | None = None
+    # Dense drawings: the node ids of each series (after the edges' series), in data order.
+    series_node_ids: list[list[str]] | None = None
 
     @cached_property
     def option_json(self) -> str:
@@ -54,6 +62,9 @@ def drawing(
     hidden = set(hidden_types)
     shown = [n for n in nodes if node_type(n) not in hidden] if hidden else list(nodes)
     links = drawn_edges(shown, edges)
+    if len(links) >= DENSE_EDGES_FROM:
+        options, series_ids = dense_options(shown, links, placement.positions, highlight=highlight)
+        return Drawing(list(nodes), list(edges), placement, options, [], version, series_ids)
     options = chart_options(
         shown, links, placement.positions, highlight=highlight, large=placement.precomputed
     )
@@ -148,7 +159,13 @@ class GraphView:
     async def _clicked(self, event: events.EChartPointClickEventArguments) -> None:
         if self.shown is None:
             return
-        if event.data_type == "edge":
+        if self.shown.series_node_ids is not None:
+            members = self.shown.series_node_ids
+            index = event.series_index - 1  # series 0 holds the edges
+            found = members[index] if 0 <= index < len(members) else []
+            item_id = found[event.data_index] if 0 <= event.data_index < len(found) else None
+            callback = self.on_node
+        elif event.data_type == "edge":
             index, callback = event.data_index, self.on_edge
             ids = self.shown.link_ids
             item_id = ids[index] if 0 <= index < len(ids) else None
