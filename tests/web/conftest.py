@@ -52,7 +52,8 @@ CHROMIUM_FLAGS = (
     "--disable-sync",
     "--window-size=1280,720",
 )
-SCREENSHOTS = Path(__file__).parents[2] / "docs"
+# Screenshots go to GRAPHWRIGHT_SCREENSHOT_DIR (docs/ to refresh the README's), else a temp dir.
+SCREENSHOTS = Path(os.environ.get("GRAPHWRIGHT_SCREENSHOT_DIR") or tempfile.gettempdir())
 
 
 def mcp_config(home: Path) -> Path:

@@ -25,6 +25,14 @@ T = TypeVar("T")
 
 SIGN_IN = "/signin"
 MODE_NAMES = {"normal": "Normal", "graph_mode": "Graph Mode"}
+# Tool results are markdown with headings: keep them at reading size inside messages.
+CHAT_CSS = """
+.nicegui-markdown h1 { font-size: 1.25rem; line-height: 1.6rem; margin: 0.4rem 0; }
+.nicegui-markdown h2 { font-size: 1.1rem; line-height: 1.4rem; margin: 0.4rem 0; }
+.nicegui-markdown h3, .nicegui-markdown h4 { font-size: 1rem; margin: 0.3rem 0; }
+.nicegui-markdown table { border-collapse: collapse; }
+.nicegui-markdown th, .nicegui-markdown td { border: 1px solid #d1d5db; padding: 2px 6px; }
+"""
 
 
 class ActionFailed(Exception):
@@ -91,6 +99,7 @@ def markdown(text: str) -> ui.markdown:
 def frame(context: WebContext, principal: Principal, title: str) -> None:
     """The header of every signed-in page: where you are, the way home and sign-out."""
     ui.page_title(f"{title} · graphwright")
+    ui.add_css(CHAT_CSS)
     with ui.header().classes("items-center gap-4 bg-slate-800 text-white px-4 py-2"):
         ui.link("graphwright", "/").classes("text-lg font-bold text-white no-underline")
         ui.label(title).classes("text-base truncate")
