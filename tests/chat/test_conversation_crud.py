@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+from fastapi.testclient import TestClient
+
+from graphwright.app import create_app
 from graphwright.artifacts.service import ArtifactUpdateInput, ListArtifactsInput
 from graphwright.chat.mcp_manager import McpManager
 from graphwright.chat.models import ConversationCreate, ConversationPatch, Mode
@@ -12,6 +16,7 @@ from graphwright.core.artifacts import Artifact, Part
 from graphwright.db import Database
 from graphwright.errors import Conflict, NotFound
 from graphwright.graphmode.schemas import NodeInput
+from graphwright.settings import Settings
 from tests.chat.fakes import chat_service
 
 
@@ -59,3 +64,23 @@ def test_delete_takes_messages_artifacts_and_graph(service: ChatService) -> None
     assert len(service.artifacts.list_artifacts(ListArtifactsInput(), context_id="kept")) == 1
     with pytest.raises(NotFound):
         service.delete_conversation("gone")
+
+
+def test_the_rest_api_creates_searches_and_deletes(database: Database, tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path, database_url=database.url, offline=True, model=None)
+    app = create_app(settings, database=database)
+    with TestClient(app) as client:
+        auth = {"Authorization": f"Bearer {app.state.auth_service.mint(label='t')}"}
+        made = client.post("/api/conversations", json={"id": "c1", "title": "TP53"}, headers=auth)
+        assert made.status_code == 201 and made.json()["data"]["mode"] == "normal"
+        client.post("/api/conversations", json={"title": "Other"}, headers=auth)
+        found = client.get("/api/conversations", params={"q": "tp5"}, headers=auth).json()
+        assert [c["id"] for c in found["data"]] == ["c1"]
+        again = client.post("/api/conversations", json={"id": "c1"}, headers=auth)
+        assert again.status_code == 409
+        assert client.delete("/api/conversations/c1", headers=auth).status_code == 200
+        assert client.get("/api/conversations/c1", headers=auth).status_code == 404
+        scoped = {"Authorization": f"Bearer {app.state.auth_service.mint(conversation_id='c9')}"}
+        refused = client.post("/api/conversations", json={"id": "c2"}, headers=scoped)
+        assert refused.status_code == 403
+        assert client.post("/api/conversations", json={}, headers=scoped).status_code == 403
