@@ -99,3 +99,39 @@ async def test_an_unknown_conversation_says_so(simulated: Simulated, path: str) 
     await simulated.sign_in(label="ada")
     await simulated.user.open(path)
     await simulated.user.should_see("No conversation 'nope'.")
+
+
+async def test_the_graph_editor_adds_undoes_and_shows_history(simulated: Simulated) -> None:
+    chat = simulated.app.state.chat_service
+    chat.create_conversation(ConversationCreate(id="g", title="G", mode=Mode.GRAPH), actor="t")
+    await simulated.sign_in(label="ada")
+    user = simulated.user
+    await user.open("/c/g/graph")
+    await user.should_see("Graph · version 0 · 0 nodes, 0 edges")
+    user.find(marker="node-label").type("CDKN1A")
+    user.find(marker="add-node").click()
+    await user.should_see("Graph · version 1 · 1 nodes, 0 edges", retries=50)
+    graphs = simulated.app.state.graph_service
+    assert [n.label for n in graphs.state("g").nodes] == ["CDKN1A"]
+
+    user.find(marker="undo").click()
+    await user.should_see("Graph · version 2 · 0 nodes, 0 edges", retries=50)
+    user.find(marker="undo").click()
+    await user.should_see("Nothing to undo in this graph", retries=50)  # a notification
+
+    user.find("History").click()
+    await user.should_see(marker="version-1", retries=50)
+    await user.should_see("addNode")
+
+
+async def test_slash_hints_list_matching_commands(simulated: Simulated) -> None:
+    simulated.app.state.chat_service.create_conversation(
+        ConversationCreate(id="s", title="S"), actor="t"
+    )
+    await simulated.sign_in(label="ada")
+    user = simulated.user
+    await user.open("/c/s")
+    await user.should_see(marker="message-input")
+    # typed before the tool list has arrived (the MCP servers start on first use)
+    user.find(marker="message-input").type("/kg.query")
+    await user.should_see(content="/kg.queryNeighbors <curieOrName>", retries=200)

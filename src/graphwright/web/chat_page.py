@@ -143,6 +143,7 @@ class ChatPage:
         specs, _failures = await manager.tools(servers_for(self.mode, manager.connections))
         self.tools = {dotted(spec): spec for spec in specs}
         self.input.set_autocomplete(["/help", *(f"/{name}" for name in sorted(self.tools))])
+        self._hint()  # for what was typed while the tools were loading
 
     def _hint(self) -> None:
         text = (self.input.value or "").strip()
