@@ -215,3 +215,13 @@ def _labels(live: LiveUI, cid: str) -> set[str]:
     with live.api() as api:
         state = api.get(f"/api/graph/{cid}/state").json()["data"]
     return {node["label"] for node in state["nodes"]}
+
+
+def test_api_paths_still_answer_json_with_the_ui_mounted(live: LiveUI) -> None:
+    with live.api() as api:
+        missing = api.get("/api/nothing-here")
+        assert missing.json()["error"]["code"] == "not_found"
+        wrong_method = api.put("/api/conversations")
+        assert wrong_method.status_code == 405
+        assert wrong_method.json()["error"]["code"] == "method_not_allowed"
+        assert api.get("/").status_code in (200, 307)  # the UI, not JSON

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import secrets
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request, Response
 from nicegui import ui
 from starlette.middleware.sessions import SessionMiddleware
+from starlette.routing import Match, Mount
 
 from graphwright.envelope import failure
 from graphwright.web import chat_page, conversations, graph_page, signin
@@ -34,8 +35,16 @@ def mount(app: FastAPI) -> WebContext:
         methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
         include_in_schema=False,
     )
-    def no_such_api(path: str) -> object:
-        return failure(404, "not_found", f"No API route /api/{path}")
+    def no_such_api(request: Request) -> Response:
+        # Without this, the UI mounted at / would answer with an HTML page.
+        for route in app.router.routes:
+            if isinstance(route, Mount) or getattr(route, "endpoint", None) is no_such_api:
+                continue
+            if route.matches(request.scope)[0] is Match.PARTIAL:
+                return failure(
+                    405, "method_not_allowed", f"{request.method} is not allowed on this route"
+                )
+        return failure(404, "not_found", f"No API route {request.url.path}")
 
     # The session cookie holds only a random browser id, signed; tokens stay on the server.
     # Sessions live in memory, so a new secret per process costs nothing but a new sign-in.

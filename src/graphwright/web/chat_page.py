@@ -178,11 +178,13 @@ class ChatPage:
             self._bubble("user", text)
             turn = TurnView(self)
         self.cancel_button.set_visibility(True)
+        self.send_button.disable()  # one turn at a time; the stop button cancels it
         try:
             async for event in handle.events():
                 turn.on_event(event.type, event.data)
         finally:
             self.cancel_button.set_visibility(False)
+            self.send_button.enable()
         if self.panel is not None:
             await self.panel.reload()
 
