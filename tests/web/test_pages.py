@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from nicegui import ui
 
-from graphwright.chat.models import ConversationCreate, Mode
+from graphwright.chat.models import ChatRequest, ConversationCreate, Mode
 from tests.web.conftest import Simulated
 
 
@@ -135,3 +135,22 @@ async def test_slash_hints_list_matching_commands(simulated: Simulated) -> None:
     # typed before the tool list has arrived (the MCP servers start on first use)
     user.find(marker="message-input").type("/kg.query")
     await user.should_see(content="/kg.queryNeighbors <curieOrName>", retries=200)
+
+
+async def test_a_knowledge_graph_artifact_opens_in_graph_mode(simulated: Simulated) -> None:
+    chat = simulated.app.state.chat_service
+    chat.create_conversation(ConversationCreate(id="kg", title="KG"), actor="t")
+    turn = await chat.start_turn(
+        ChatRequest(conversation_id="kg", message="/kg.queryNeighbors TP53"), actor="t"
+    )
+    assert (await turn.response())["status"] == "complete"
+    await simulated.sign_in(label="ada")
+    user = simulated.user
+    await user.open("/c/kg")
+    await user.should_see(marker="open-graph-mode", retries=100)
+    await user.should_see(marker="graph-chart")
+    user.find(marker="open-graph-mode").click()
+    await user.should_see(marker="graph-editor", retries=100)
+    assert chat.get_conversation("kg")["mode"] == "graph_mode"
+    labels = {n.label for n in simulated.app.state.graph_service.state("kg").nodes}
+    assert "TP53" in labels
