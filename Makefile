@@ -12,7 +12,7 @@ INSPECTOR := .mcp-inspector/node_modules/.bin/mcp-inspector
 CONFORMANCE_VERSION := 0.1.16
 CONFORMANCE := .mcp-conformance/node_modules/.bin/conformance
 
-.PHONY: run test lint format install bench clean inspector conformance
+.PHONY: run test lint format install bench clean inspector conformance browser
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("graphwright needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -49,7 +49,16 @@ conformance:
 			@modelcontextprotocol/conformance@$(CONFORMANCE_VERSION) node@22; \
 	else echo "npm is missing: the MCP conformance test will be skipped"; fi
 
-test: lint inspector conformance
+# Debian's Chromium and ChromeDriver for tests/web (CI runs as root); never a downloaded browser.
+browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			chromium chromium-driver >/dev/null \
+		|| echo "chromium could not be installed: the browser tests will be skipped"; \
+	else echo "chromium/chromium-driver missing and not installable: browser tests will be skipped"; fi
+
+test: lint inspector conformance browser
 	@if $(BIN)/python -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
 		echo "PostgreSQL answers: testing on SQLite and PostgreSQL"; \
 		GRAPHWRIGHT_TEST_DATABASE_URL=$(PG_URL) $(BIN)/pytest -q; \

@@ -13,7 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from graphwright import __version__, mcp_registry
+from graphwright import __version__, api_docs, mcp_registry
 from graphwright.a2a import api as a2a_api
 from graphwright.artifacts.service import ArtifactService
 from graphwright.artifacts.store import SqlArtifactStore
@@ -45,7 +45,10 @@ from graphwright.settings import Settings, get_settings
 HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
 
-def create_app(settings: Settings | None = None, *, database: Database | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, *, database: Database | None = None, web: bool = False
+) -> FastAPI:
+    """The app; with `web`, also the NiceGUI UI at `/` (one per process: see graphwright.web)."""
     settings = settings or get_settings()
     db = database or Database(settings.resolved_database_url)
     events = create_graph_events(db)
@@ -69,7 +72,10 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
         version=__version__,
         lifespan=lifespan,
         summary="Knowledge graphs per conversation, versioned, with undo and redo.",
+        docs_url=None,
+        redoc_url=None,
     )
+    api_docs.install(app)  # /docs and /redoc from local files, not a CDN
     app.state.settings = settings
     app.state.database = db
     app.state.auth_service = AuthService(db, where=settings.data_location)
@@ -103,6 +109,10 @@ def create_app(settings: Settings | None = None, *, database: Database | None = 
             "knowledge": knowledge_server(knowledge, settings=settings),
         },
     )
+    if web:
+        from graphwright.web import mount  # NiceGUI is imported only where the UI is served
+
+        mount(app)
     return app
 
 

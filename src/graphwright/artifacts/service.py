@@ -16,9 +16,11 @@ same artifacts.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Collection, Sequence
+from typing import Any
 
 from pydantic import Field
 
+from graphwright.artifacts import diff
 from graphwright.artifacts.events import ArtifactEvent
 from graphwright.artifacts.models import ArtifactSummary, ArtifactVersion, StoredArtifact
 from graphwright.artifacts.store import ArtifactStore, ArtifactWrite
@@ -113,6 +115,20 @@ class ArtifactService:
 
     def versions(self, artifact_id: str, *, context_id: str) -> list[ArtifactVersion]:
         return self.store.versions(artifact_id, context_id=context_id)
+
+    def compare(
+        self, artifact_id: str, from_version: int, to_version: int, *, context_id: str
+    ) -> dict[str, Any]:
+        """What changed from one version of a one-part artifact to another (artifacts.diff)."""
+        before, after = (
+            to_chat(
+                self.get_artifact(
+                    GetArtifactInput(artifact_id=artifact_id, version=v), context_id=context_id
+                ).artifact
+            )
+            for v in (from_version, to_version)
+        )
+        return {"fromVersion": from_version, "toVersion": to_version, **diff.compare(before, after)}
 
     def subscribe(
         self,

@@ -21,7 +21,7 @@ from graphwright.auth.service import AuthService
 from graphwright.chat.config import load_a2a_agents, load_mcp_servers
 from graphwright.chat.llm import load_chat_model
 from graphwright.chat.mcp_manager import McpManager
-from graphwright.chat.models import ChatRequest, ConversationPatch
+from graphwright.chat.models import ChatRequest, ConversationCreate, ConversationPatch
 from graphwright.chat.service import ChatService, RunningTurn
 from graphwright.envelope import ok
 from graphwright.knowledge.tools import KnowledgeReader
@@ -110,9 +110,26 @@ def list_conversations(
     caller: Caller,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0, le=2**63 - 1)] = 0,
+    q: Annotated[str | None, Query(max_length=200, description="Title or id contains")] = None,
 ) -> Response:
     only = caller.conversation_id
-    return ok(service.list_conversations(limit=limit, offset=offset, only=only))
+    return ok(service.list_conversations(limit=limit, offset=offset, only=only, text=q))
+
+
+@router.post("/api/conversations", status_code=201, summary="Create an empty conversation")
+def create_conversation(body: ConversationCreate, service: Service, caller: Caller) -> Response:
+    if caller.conversation_id is not None:
+        AuthService.authorize(caller, body.id or "")
+    return ok(service.create_conversation(body, actor=caller.actor), status_code=201)
+
+
+@router.delete(
+    "/api/conversations/{conversation_id}",
+    summary="Delete a conversation with its messages, artifacts and graph",
+)
+def delete_conversation(conversation_id: str, service: Service, _: ConversationCaller) -> Response:
+    service.delete_conversation(conversation_id)
+    return ok({"deleted": conversation_id})
 
 
 @router.get(

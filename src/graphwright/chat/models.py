@@ -98,6 +98,12 @@ class ChatRequest(Schema):
     stream: bool = True
 
 
+class ConversationCreate(Schema):
+    id: str | None = Field(default=None, pattern=CONVERSATION_ID_PATTERN)
+    title: str | None = Field(default=None, max_length=500)
+    mode: Mode = Mode.NORMAL
+
+
 class ConversationPatch(Schema):
     title: str | None = Field(default=None, max_length=500)
     mode: Mode | None = None

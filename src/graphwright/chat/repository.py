@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from graphwright.chat.models import Conversation, Message, ToolCallRecord
@@ -32,16 +32,31 @@ class ChatRepository:
         )
 
     def conversations(
-        self, *, limit: int, offset: int, only: str | None = None
+        self, *, limit: int, offset: int, only: str | None = None, text: str | None = None
     ) -> list[Conversation]:
         query = select(Conversation).order_by(Conversation.updated_at.desc(), Conversation.id)
         if only is not None:
             query = query.where(Conversation.id == only)
+        if text:
+            pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            query = query.where(
+                or_(
+                    Conversation.title.ilike(pattern, escape="\\"),
+                    Conversation.id.ilike(pattern, escape="\\"),
+                )
+            )
         return list(self.session.scalars(query.limit(limit).offset(offset)))
 
     def existing_ids(self, conversation_ids: Sequence[str]) -> set[str]:
         query = select(Conversation.id).where(Conversation.id.in_(conversation_ids))
         return set(self.session.scalars(query))
+
+    def delete_conversation(self, conversation_id: str) -> bool:
+        """Delete the conversation with its messages and tool calls; whether it existed."""
+        result = self.session.execute(
+            delete(Conversation).where(Conversation.id == conversation_id)
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]
 
     def next_seq(self, conversation_id: str) -> int:
         last = self.session.scalar(

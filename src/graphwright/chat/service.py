@@ -19,12 +19,18 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 
 from graphwright.artifacts.models import ArtifactSummary, StoredArtifact
-from graphwright.artifacts.service import ArtifactService, GetArtifactInput, ListArtifactsInput
+from graphwright.artifacts.service import (
+    ArtifactService,
+    DeleteArtifactInput,
+    GetArtifactInput,
+    ListArtifactsInput,
+)
 from graphwright.auth.service import AuthService
 from graphwright.chat.mcp_manager import McpManager, describe_exception
 from graphwright.chat.models import (
     ChatRequest,
     Conversation,
+    ConversationCreate,
     ConversationPatch,
     Message,
     MessageStatus,
@@ -267,16 +273,54 @@ class ChatService:
     # --- conversations --------------------------------------------------------------------------
 
     def list_conversations(
-        self, *, limit: int = 50, offset: int = 0, only: str | None = None
+        self, *, limit: int = 50, offset: int = 0, only: str | None = None, text: str | None = None
     ) -> list[dict[str, Any]]:
+        """Most recently active first; `text` keeps those whose title or id contains it."""
         with self.db.read() as session:
-            rows = ChatRepository(session).conversations(limit=limit, offset=offset, only=only)
+            repo = ChatRepository(session)
+            rows = repo.conversations(limit=limit, offset=offset, only=only, text=text)
         return [_conversation_json(row) for row in rows]
 
     def existing_conversations(self, conversation_ids: Sequence[str]) -> set[str]:
         """Which of these ids name a conversation."""
         with self.db.read() as session:
             return ChatRepository(session).existing_ids(conversation_ids)
+
+    def create_conversation(self, request: ConversationCreate, *, actor: str) -> dict[str, Any]:
+        """An empty conversation; in Graph Mode from the start if asked."""
+        conversation_id = request.id or str(uuid.uuid4())
+        now = _now()
+        with self.db.write() as session:
+            repo = ChatRepository(session)
+            if repo.conversation(conversation_id) is not None:
+                raise Conflict(f"A conversation '{conversation_id}' already exists")
+            row = Conversation(
+                id=conversation_id,
+                title=request.title or "New conversation",
+                mode=request.mode.value,
+                created_at=now,
+                updated_at=now,
+            )
+            repo.add(row)
+            return _conversation_json(row)
+
+    def delete_conversation(self, conversation_id: str) -> None:
+        """Delete the conversation, its messages, its artifacts and its Graph Mode graph."""
+        if conversation_id in self._running:
+            raise Conflict(
+                f"A turn is running in conversation '{conversation_id}'; cancel it before "
+                "deleting the conversation"
+            )
+        self._conversation(conversation_id)
+        for summary in self.artifacts.list_artifacts(
+            ListArtifactsInput(), context_id=conversation_id
+        ):
+            self.artifacts.delete_artifact(
+                DeleteArtifactInput(artifact_id=summary.artifact_id), context_id=conversation_id
+            )
+        self.graphs.delete_graph(conversation_id)
+        with self.db.write() as session:
+            ChatRepository(session).delete_conversation(conversation_id)
 
     def get_conversation(self, conversation_id: str) -> dict[str, Any]:
         """The conversation with its messages, their tool calls and the artifacts they showed."""

@@ -155,6 +155,11 @@ class GraphHistory(GraphServiceBase):
 
         return self._write_summary(conversation_id, "revert", actor, expected_version, build)
 
+    def delete_graph(self, conversation_id: str) -> None:
+        """Delete the conversation's graph with its history (not undoable); none is fine."""
+        with self._db.write() as session:
+            GraphRepository(session).delete_project(conversation_id)
+
     def _replay(
         self, repo: GraphRepository, project: ProjectRow, versions: list[int]
     ) -> list[tuple[dict[str, Row], dict[str, Row]]]:

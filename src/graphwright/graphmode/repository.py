@@ -132,6 +132,10 @@ class GraphRepository:
             row = self.session.execute(locked.with_for_update()).one()
         return ProjectRow(row.id, row.conversation_id, row.version, row.updated_at)
 
+    def delete_project(self, conversation_id: str) -> None:
+        """Delete a conversation's graph with its nodes, edges and history (cascading)."""
+        self.session.execute(delete(projects).where(projects.c.conversation_id == conversation_id))
+
     def set_version(self, project_id: int, version: int, now: datetime) -> None:
         self.session.execute(
             update(projects)

@@ -1,0 +1,370 @@
+"""The chat page: messages with streamed answers and tool-call cards, cancel, the mode switch,
+slash-command completion, and beside it the artifacts panel (or, in Graph Mode, the graph)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from nicegui import ui
+from starlette.responses import RedirectResponse
+
+from graphwright.auth.models import Principal
+from graphwright.chat.models import ChatRequest, ConversationPatch, Mode
+from graphwright.chat.modes import servers_for
+from graphwright.chat.slash import dotted, usage
+from graphwright.errors import GraphwrightError
+from graphwright.web.artifacts_panel import ArtifactsPanel
+from graphwright.web.common import (
+    MODE_NAMES,
+    SIGN_IN,
+    allowed,
+    frame,
+    guarded,
+    io,
+    markdown,
+    model_banner,
+    notify_error,
+    signed_in,
+)
+from graphwright.web.context import WebContext
+from graphwright.web.graph_editor import GraphEditor
+
+HINTS_SHOWN = 8
+RESULT_PREVIEW = 1500
+
+
+def register(context: WebContext) -> None:
+    @ui.page("/c/{conversation_id}", title="Chat · graphwright")
+    async def chat_page(conversation_id: str) -> RedirectResponse | None:
+        principal = signed_in(context)
+        if principal is None:
+            return RedirectResponse(SIGN_IN)
+        if not allowed(principal, conversation_id):
+            frame(context, principal, "Not allowed")
+            ui.label("Your token does not give access to this conversation.")
+            return None
+        try:
+            conversation = await io(context.chat.get_conversation, conversation_id)
+        except Exception:
+            frame(context, principal, "Not found")
+            ui.label(f"No conversation '{conversation_id}'.").mark("not-found").props(
+                'data-testid="not-found"'
+            )
+            ui.link("Back to the conversations", "/")
+            return None
+        frame(context, principal, conversation["title"] or conversation_id)
+        ChatPage(context, principal, conversation)
+        return None
+
+
+class ChatPage:
+    def __init__(
+        self, context: WebContext, principal: Principal, conversation: dict[str, Any]
+    ) -> None:
+        self.context = context
+        self.principal = principal
+        self.conversation_id: str = conversation["id"]
+        self.mode = Mode(conversation["mode"])
+        self.tools: dict[str, Any] = {}
+        if context.chat.model is None:
+            model_banner()
+        with ui.row().classes("w-full items-center gap-3 px-2"):
+            ui.label("Mode").classes("text-sm")
+            self.mode_switch = (
+                ui.toggle(MODE_NAMES, value=self.mode.value, on_change=self._switch_mode)
+                .mark("mode-switch")
+                .props('data-testid="mode-switch"')
+            )
+            self.mode_switch.props('aria-label="Conversation mode"')
+            if self.mode is Mode.GRAPH:
+                ui.link("Open the graph editor full width", f"/c/{self.conversation_id}/graph")
+        with ui.splitter(value=42).classes("w-full h-[calc(100vh-140px)]") as splitter:
+            with splitter.before, ui.column().classes("w-full h-full no-wrap p-2"):
+                self.messages = ui.column().classes("w-full grow overflow-auto gap-2")
+                self.messages.mark("messages").props('data-testid="messages"')
+                self._composer()
+            with splitter.after, ui.column().classes("w-full p-2"):
+                if self.mode is Mode.GRAPH:
+                    self.panel: ArtifactsPanel | None = None
+                    self.editor: GraphEditor | None = GraphEditor(
+                        context, principal, self.conversation_id, compact=True
+                    )
+                else:
+                    self.editor = None
+                    self.panel = ArtifactsPanel(
+                        context, self.conversation_id, open_in_graph_mode=self.open_in_graph_mode
+                    )
+        for message in conversation["messages"]:
+            self._stored_message(message)
+        if self.panel is not None:
+            ui.timer(0, self.panel.reload, once=True)
+        ui.timer(0.05, self._load_tools, once=True)
+
+    # --- composing ------------------------------------------------------------------------------
+
+    def _composer(self) -> None:
+        self.hints = (
+            ui.column()
+            .classes("w-full gap-0 text-xs")
+            .mark("slash-hints")
+            .props('data-testid="slash-hints"')
+        )
+        with ui.row().classes("w-full items-end no-wrap gap-2"):
+            self.input = (
+                ui.input(
+                    "Message, or a slash command such as /help",
+                    autocomplete=["/help"],
+                    on_change=self._hint,
+                )
+                .classes("grow")
+                .props('aria-label="Message" autofocus')
+                .mark("message-input")
+                .props('data-testid="message-input"')
+            )
+            self.input.on("keydown.enter", self.send)
+            self.send_button = (
+                ui.button(icon="send", on_click=self.send)
+                .props('aria-label="Send"')
+                .mark("send")
+                .props('data-testid="send"')
+            )
+            self.cancel_button = (
+                ui.button(icon="stop", on_click=self.cancel)
+                .props('color=negative aria-label="Cancel the running turn"')
+                .mark("cancel")
+                .props('data-testid="cancel"')
+            )
+            self.cancel_button.set_visibility(False)
+
+    @guarded
+    async def _load_tools(self) -> None:
+        manager = self.context.chat.manager
+        specs, _failures = await manager.tools(servers_for(self.mode, manager.connections))
+        self.tools = {dotted(spec): spec for spec in specs}
+        self.input.set_autocomplete(["/help", *(f"/{name}" for name in sorted(self.tools))])
+        self._hint()  # for what was typed while the tools were loading
+
+    def _hint(self) -> None:
+        text = (self.input.value or "").strip()
+        self.hints.clear()
+        if not text.startswith("/"):
+            return
+        head = text[1:].split(" ", 1)[0]
+        matches = [spec for name, spec in sorted(self.tools.items()) if name.startswith(head)]
+        with self.hints:
+            if "/help".startswith(text):
+                ui.label("/help: list every command you can run here")
+            for spec in matches[:HINTS_SHOWN]:
+                summary = spec.description.strip().splitlines()[0] if spec.description else ""
+                ui.label(f"{usage(spec)}  {summary}").classes("font-mono")
+
+    # --- a turn ---------------------------------------------------------------------------------
+
+    @guarded
+    async def send(self) -> None:
+        text = (self.input.value or "").strip()
+        if not text:
+            return
+        request = ChatRequest(conversation_id=self.conversation_id, message=text)
+        try:
+            handle = await self.context.chat.start_turn(request, actor=self.principal.actor)
+        except GraphwrightError as exc:
+            notify_error(str(exc))
+            return
+        self.input.value = ""
+        self.hints.clear()
+        with self.messages:
+            self._bubble("user", text)
+            turn = TurnView(self)
+        self.cancel_button.set_visibility(True)
+        self.send_button.disable()  # one turn at a time; the stop button cancels it
+        try:
+            async for event in handle.events():
+                turn.on_event(event.type, event.data)
+        finally:
+            self.cancel_button.set_visibility(False)
+            self.send_button.enable()
+        if self.panel is not None:
+            await self.panel.reload()
+
+    @guarded
+    async def cancel(self) -> None:
+        cancelled = await self.context.chat.cancel(self.conversation_id)
+        ui.notify("Cancelled" if cancelled else "No turn was running")
+
+    @guarded
+    async def _switch_mode(self) -> None:
+        wanted = Mode(self.mode_switch.value)
+        if wanted is self.mode:
+            return
+        patch = ConversationPatch(mode=wanted)
+        try:
+            await io(
+                self.context.chat.update_conversation,
+                self.conversation_id,
+                patch,
+                actor=self.principal.actor,
+            )
+        except Exception:
+            self.mode_switch.set_value(self.mode.value)
+            raise
+        ui.navigate.to(f"/c/{self.conversation_id}")
+
+    async def open_in_graph_mode(self) -> None:
+        if self.mode is not Mode.GRAPH:
+            await io(
+                self.context.chat.update_conversation,
+                self.conversation_id,
+                ConversationPatch(mode=Mode.GRAPH),
+                actor=self.principal.actor,
+            )
+        ui.navigate.to(f"/c/{self.conversation_id}/graph")
+
+    async def open_artifact(self, artifact_id: str, version: int | None) -> None:
+        if self.panel is None:
+            ui.notify("Artifacts are shown in normal mode; switch the mode to see them")
+            return
+        await self.panel.reload(select=artifact_id, version=version)
+
+    # --- stored messages ------------------------------------------------------------------------
+
+    def _bubble(self, role: str, text: str) -> ui.markdown:
+        user = role == "user"
+        with (
+            ui.card()
+            .classes("max-w-[95%] " + ("self-end bg-blue-50" if user else "self-start bg-gray-50"))
+            .props("flat bordered")
+            .mark(f"message-{role}")
+            .props(f'data-testid="message-{role}"')
+        ):
+            ui.label("You" if user else "Assistant").classes("text-xs font-bold text-gray-700")
+            return markdown(text).classes("w-full")
+
+    def _stored_message(self, message: dict[str, Any]) -> None:
+        with self.messages:
+            if message["role"] == "user":
+                self._bubble("user", message["content"])
+                return
+            turn = TurnView(self)
+            for call in message["toolCalls"]:
+                card = turn.call_card(call["callId"], call["tool"], call["arguments"])
+                card.finish(
+                    is_error=call["isError"],
+                    seconds=call["durationMs"] / 1000,
+                    text=call["result"],
+                )
+            turn.set_text(message["content"])
+            for artifact in message["artifacts"]:
+                turn.artifact_link(artifact, artifact.get("version"))
+            if message["status"] != "complete":
+                turn.status.text = message["status"]
+
+
+class ToolCard:
+    def __init__(self, tool: str, arguments: dict[str, Any]) -> None:
+        self.tool = tool
+        with (
+            ui.expansion(f"{tool} · running", icon="build")
+            .classes("w-full border rounded")
+            .mark("tool-call")
+            .props('data-testid="tool-call"') as self.expansion
+        ):
+            ui.label("Arguments").classes("text-xs font-bold")
+            ui.code(orjson.dumps(arguments, option=orjson.OPT_INDENT_2).decode()).classes(
+                "w-full text-xs"
+            )
+            self.result = ui.column().classes("w-full")
+
+    def finish(self, *, is_error: bool, seconds: float, text: str) -> None:
+        state = "failed" if is_error else "done"
+        self.expansion.text = f"{self.tool} · {state} in {seconds:.2f} s"
+        self.expansion.props(f"icon={'error' if is_error else 'check_circle'}")
+        if is_error:
+            self.expansion.classes("border-red-600")
+        with self.result:
+            ui.label("Error" if is_error else "Result").classes("text-xs font-bold")
+            ui.code(text[:RESULT_PREVIEW] + ("…" if len(text) > RESULT_PREVIEW else "")).classes(
+                "w-full text-xs"
+            )
+
+
+class TurnView:
+    """One assistant message as it streams: text, tool-call cards, errors and artifact links."""
+
+    def __init__(self, page: ChatPage) -> None:
+        self.page = page
+        self.text = ""
+        self.cards: dict[str, ToolCard] = {}
+        with (
+            ui.card()
+            .classes("max-w-[95%] self-start bg-gray-50")
+            .props("flat bordered")
+            .mark("message-assistant")
+            .props('data-testid="message-assistant"')
+        ):
+            with ui.row().classes("items-center gap-2"):
+                ui.label("Assistant").classes("text-xs font-bold text-gray-700")
+                self.status = (
+                    ui.label()
+                    .classes("text-xs text-gray-600")
+                    .mark("turn-status")
+                    .props('data-testid="turn-status"')
+                )
+            self.calls = ui.column().classes("w-full gap-1")
+            self.body = (
+                markdown("")
+                .classes("w-full")
+                .mark("assistant-text")
+                .props('data-testid="assistant-text"')
+            )
+            self.errors = ui.column().classes("w-full gap-0")
+            self.links = ui.row().classes("gap-1")
+
+    def set_text(self, text: str) -> None:
+        self.text = text
+        self.body.set_content(text)
+
+    def call_card(self, call_id: str, tool: str, arguments: dict[str, Any]) -> ToolCard:
+        with self.calls:
+            card = ToolCard(tool, arguments)
+        self.cards[call_id] = card
+        return card
+
+    def artifact_link(self, artifact: dict[str, Any], version: int | None) -> None:
+        title = artifact.get("title") or artifact.get("type") or "artifact"
+        with self.links:
+            ui.button(
+                title,
+                icon="description",
+                on_click=lambda: self.page.open_artifact(artifact["artifactId"], version),
+            ).props("outline dense no-caps").mark("artifact-link").props(
+                'data-testid="artifact-link"'
+            )
+
+    def on_event(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "status":
+            self.status.text = "working…"
+        elif kind == "token":
+            self.set_text(self.text + data.get("text", ""))
+        elif kind == "tool_call":
+            self.call_card(data["callId"], data["tool"], data.get("arguments", {}))
+        elif kind == "tool_result":
+            card = self.cards.get(data["callId"])
+            if card is not None:
+                card.finish(
+                    is_error=data["isError"], seconds=data["seconds"], text=data.get("text", "")
+                )
+        elif kind == "artifact":
+            self.artifact_link(data, None)
+        elif kind == "graph_updated":
+            self.status.text = f"graph now at version {data['version']}"
+        elif kind == "error":
+            with self.errors:
+                ui.label(data.get("message", "error")).classes("text-sm text-red-800").mark(
+                    "turn-error"
+                ).props('data-testid="turn-error"')
+        elif kind == "done":
+            self.status.text = "" if data["status"] == "complete" else data["status"]
+            if data["content"] and not self.text:
+                self.set_text(data["content"])

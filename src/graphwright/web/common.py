@@ -1,0 +1,127 @@
+"""Pieces every page uses: the frame, the signed-in caller, and service calls off the event loop
+whose errors become readable notifications (never a stack trace)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, ParamSpec, TypeVar
+
+import nh3
+from nicegui import app, ui
+
+from graphwright.auth.models import Principal
+from graphwright.auth.service import AuthService
+from graphwright.chat.llm import ENABLE_MODEL_HINT
+from graphwright.errors import GraphwrightError
+from graphwright.web.context import WebContext
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+SIGN_IN = "/signin"
+MODE_NAMES = {"normal": "Normal", "graph_mode": "Graph Mode"}
+# Tool results are markdown with headings: keep them at reading size inside messages.
+CHAT_CSS = """
+.nicegui-markdown h1 { font-size: 1.25rem; line-height: 1.6rem; margin: 0.4rem 0; }
+.nicegui-markdown h2 { font-size: 1.1rem; line-height: 1.4rem; margin: 0.4rem 0; }
+.nicegui-markdown h3, .nicegui-markdown h4 { font-size: 1rem; margin: 0.3rem 0; }
+.nicegui-markdown table { border-collapse: collapse; }
+.nicegui-markdown th, .nicegui-markdown td { border: 1px solid #d1d5db; padding: 2px 6px; }
+"""
+
+
+class ActionFailed(Exception):
+    """A service refused an action; the person has been told why."""
+
+
+async def io(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a service call in a thread; a refusal is shown as a notification and re-raised as
+    ActionFailed, so the handler that called it stops there."""
+    try:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+    except GraphwrightError as exc:
+        notify_error(str(exc))
+        raise ActionFailed(str(exc)) from exc
+
+
+def notify_error(message: str) -> None:
+    ui.notify(message, type="negative", multi_line=True, close_button="Close", timeout=8000)
+
+
+def guarded(handler: Callable[P, Awaitable[Any]]) -> Callable[P, Awaitable[None]]:
+    """An event handler whose failures end as a notification, not a traceback in the page."""
+
+    @functools.wraps(handler)
+    async def run(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            await handler(*args, **kwargs)
+        except ActionFailed:
+            return
+        except GraphwrightError as exc:
+            notify_error(str(exc))
+        except Exception as exc:
+            log.exception("A page action failed")
+            notify_error(f"Something went wrong: {type(exc).__name__}. The server log has details.")
+
+    return run
+
+
+def browser_id() -> str | None:
+    return app.storage.browser.get("id")
+
+
+def signed_in(context: WebContext) -> Principal | None:
+    return context.sessions.principal(browser_id())
+
+
+def allowed(principal: Principal, conversation_id: str) -> bool:
+    try:
+        AuthService.authorize(principal, conversation_id)
+    except GraphwrightError:
+        return False
+    return True
+
+
+def safe_html(html: str) -> str:
+    """Markdown output with scripts, handlers and unknown tags removed; links open safely."""
+    return nh3.clean(html, link_rel="noopener noreferrer nofollow")
+
+
+def markdown(text: str) -> ui.markdown:
+    return ui.markdown(text, sanitize=safe_html)
+
+
+def frame(context: WebContext, principal: Principal, title: str) -> None:
+    """The header of every signed-in page: where you are, the way home and sign-out."""
+    ui.page_title(f"{title} · graphwright")
+    ui.add_css(CHAT_CSS)
+    with ui.header().classes("items-center gap-4 bg-slate-800 text-white px-4 py-2"):
+        ui.link("graphwright", "/").classes("text-lg font-bold text-white no-underline")
+        ui.label(title).classes("text-base truncate")
+        ui.space()
+        ui.label(f"Signed in as {principal.actor}").classes("text-sm")
+
+        @guarded
+        async def sign_out() -> None:
+            identity = browser_id()
+            if identity is not None:
+                context.sessions.sign_out(identity)
+            ui.navigate.to(SIGN_IN)
+
+        ui.button("Sign out", on_click=sign_out).props("flat color=white").classes(
+            "text-white"
+        ).mark("sign-out").props('data-testid="sign-out"')
+
+
+def model_banner() -> None:
+    """Shown while no language model is configured: only slash commands work."""
+    with ui.row().classes("w-full bg-amber-100 text-amber-950 p-3 rounded items-center no-wrap"):
+        ui.icon("info").props('aria-hidden="true"')
+        ui.label(ENABLE_MODEL_HINT).classes("grow").mark("model-banner").props(
+            'data-testid="model-banner"'
+        )

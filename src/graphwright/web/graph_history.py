@@ -1,0 +1,127 @@
+"""The history tab of the Graph Mode editor: changesets with actor and time, view a version,
+diff two versions, revert."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from nicegui import ui
+
+from graphwright.web.common import guarded, io
+
+if TYPE_CHECKING:
+    from graphwright.web.graph_editor import GraphEditor
+
+SHOWN = 50
+
+
+class HistoryPanel:
+    def __init__(self, editor: GraphEditor) -> None:
+        self.editor = editor
+        self.stale = True
+        with ui.row().classes("w-full items-end gap-2"):
+            self.diff_from = (
+                ui.number("Diff from version", min=0, precision=0)
+                .mark("diff-from")
+                .props('data-testid="diff-from"')
+            )
+            self.diff_to = (
+                ui.number("to version", min=0, precision=0)
+                .mark("diff-to")
+                .props('data-testid="diff-to"')
+            )
+            ui.button("Diff", icon="difference", on_click=self.diff).mark("diff").props(
+                'data-testid="diff"'
+            )
+        self.timeline = (
+            ui.column().classes("w-full gap-1").mark("history").props('data-testid="history"')
+        )
+
+    async def reload(self) -> None:
+        editor = self.editor
+        self.stale = False
+        try:
+            page = await io(editor.context.graphs.history, editor.conversation_id, limit=SHOWN)
+        except Exception:
+            page = None
+        self.timeline.clear()
+        with self.timeline:
+            if page is None or not page.items:
+                ui.label("No changes yet.").classes("text-sm")
+                return
+            for item in page.items:
+                with (
+                    ui.row()
+                    .classes("w-full items-center gap-2 text-sm no-wrap")
+                    .mark(f"version-{item.version}")
+                    .props(f'data-testid="version-{item.version}"')
+                ):
+                    ui.label(f"v{item.version}").classes("font-mono font-bold w-12")
+                    what = ", ".join(
+                        f"{k} {v}" for k, v in item.summary.items() if k != "revertedTo"
+                    )
+                    undone = " (undone)" if item.undo_state == "undone" else ""
+                    ui.label(f"{item.command}{undone}: {what}").classes("grow truncate")
+                    ui.label(f"{item.actor} · {item.created_at:%Y-%m-%d %H:%M:%S}").classes(
+                        "text-gray-700"
+                    )
+                    ui.button("View", on_click=lambda v=item.version: self.view(v)).props(
+                        "flat dense"
+                    ).mark("view-version").props('data-testid="view-version"')
+                    ui.button("Revert to", on_click=lambda v=item.version: self.revert(v)).props(
+                        "flat dense"
+                    ).mark("revert-version").props('data-testid="revert-version"')
+
+    @guarded
+    async def view(self, version: int) -> None:
+        await self.editor.view_version(version)
+
+    @guarded
+    async def revert(self, version: int) -> None:
+        editor = self.editor
+        _, new_version = await io(
+            editor.context.graphs.revert, editor.conversation_id, version, actor=editor.actor
+        )
+        ui.notify(f"The graph is back to version {version} (now version {new_version})")
+        editor.viewing = None
+        editor.past.clear()
+        await editor.reload()
+
+    @guarded
+    async def diff(self) -> None:
+        if self.diff_from.value is None or self.diff_to.value is None:
+            ui.notify("Give both versions")
+            return
+        editor = self.editor
+        found = await io(
+            editor.context.graphs.diff,
+            editor.conversation_id,
+            int(self.diff_from.value),
+            int(self.diff_to.value),
+        )
+        with (
+            ui.dialog() as dialog,
+            ui.card()
+            .classes("w-[40rem] max-w-full")
+            .mark("graph-diff")
+            .props('data-testid="graph-diff"'),
+        ):
+            ui.label(f"From version {found.from_version} to {found.to_version}").classes(
+                "text-lg font-bold"
+            )
+            for title, items in (
+                ("Nodes added", [f"{n.label} ({n.id})" for n in found.nodes_added]),
+                ("Nodes removed", [f"{n.label} ({n.id})" for n in found.nodes_removed]),
+                ("Nodes changed", [f"{c.after.label} ({c.after.id})" for c in found.nodes_changed]),
+                ("Edges added", [f"{e.source} —{e.label}→ {e.target}" for e in found.edges_added]),
+                (
+                    "Edges removed",
+                    [f"{e.source} —{e.label}→ {e.target}" for e in found.edges_removed],
+                ),
+                ("Edges changed", [c.after.id for c in found.edges_changed]),
+            ):
+                ui.label(f"{title}: {len(items)}").classes("font-medium")
+                for line in items[:100]:
+                    ui.label(line).classes("text-sm")
+            ui.button("Close", on_click=dialog.close)
+        dialog.open()

@@ -1,0 +1,82 @@
+"""Helpers for driving the UI in Chromium: find by data-testid, wait, type, read attributes."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import WebDriverWait
+
+T = TypeVar("T")
+WAIT_SECONDS = 60.0  # two shared cores: slow is not broken
+
+
+def wait(driver: WebDriver, check: Callable[[WebDriver], T], seconds: float = WAIT_SECONDS) -> T:
+    return WebDriverWait(driver, seconds, poll_frequency=0.05).until(check)
+
+
+def testid(name: str) -> str:
+    return f'[data-testid="{name}"]'
+
+
+def find(driver: WebDriver, name: str, within: str = "") -> WebElement:
+    return wait(
+        driver, lambda d: _visible(d.find_elements(By.CSS_SELECTOR, _selector(name, within)))
+    )
+
+
+def _selector(name: str, within: str) -> str:
+    if within == "input":  # Quasar puts the attributes of a q-input on the <input> itself
+        return f"input{testid(name)}, {testid(name)} input"
+    return f"{testid(name)} {within}".strip()
+
+
+def find_all(driver: WebDriver, name: str, within: str = "") -> list[WebElement]:
+    return driver.find_elements(By.CSS_SELECTOR, _selector(name, within))
+
+
+def _visible(elements: list[WebElement]) -> WebElement | None:
+    return next((e for e in elements if e.is_displayed()), None)
+
+
+def by_text(driver: WebDriver, text: str, tag: str = "*") -> WebElement:
+    xpath = f"//{tag}[normalize-space(.)={_literal(text)}]"
+    return wait(driver, lambda d: _visible(d.find_elements(By.XPATH, xpath)))
+
+
+def _literal(text: str) -> str:
+    return f'"{text}"' if '"' not in text else f"'{text}'"
+
+
+def click(driver: WebDriver, element: WebElement) -> None:
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+    element.click()
+
+
+def graph_attribute(driver: WebDriver, name: str) -> str | None:
+    element = find(driver, "graph-chart")
+    return element.get_attribute(name)
+
+
+def wait_drawn(driver: WebDriver, version: str, seconds: float = WAIT_SECONDS) -> float:
+    """Seconds until the graph view says it has finished drawing `version`."""
+    start = time.perf_counter()
+    wait(
+        driver,
+        lambda d: any(
+            e.get_attribute("data-drawn-version") == version
+            for e in d.find_elements("css selector", testid("graph-chart"))
+        ),
+        seconds,
+    )
+    return time.perf_counter() - start
+
+
+def page_resources(driver: WebDriver) -> list[Any]:
+    return driver.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name).concat([location.href]);"
+    )

@@ -1,0 +1,246 @@
+"""Web UI fixtures: a live graphwright server with the UI (real uvicorn, in a thread), Debian's
+Chromium through selenium and chromedriver, and NiceGUI's `User` simulation on the same pages.
+
+NiceGUI keeps its pages in module-level state: each fixture that mounts the UI does so inside
+`nicegui_reset_globals()`, and only one of them is alive at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+import pytest_asyncio
+import uvicorn
+from fastapi import FastAPI
+from nicegui import core
+from nicegui.storage import set_storage_secret
+from nicegui.testing.general import nicegui_reset_globals, prepare_simulation
+from nicegui.testing.user import User
+from sqlalchemy import create_engine, text
+
+from graphwright.app import create_app
+from graphwright.settings import Settings
+from graphwright.web import register_pages
+from graphwright.web.context import WebContext
+from tests.conftest import BACKENDS, PG_URL, free_port
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1280,720",
+)
+# Screenshots go to GRAPHWRIGHT_SCREENSHOT_DIR (docs/ to refresh the README's), else a temp dir.
+SCREENSHOTS = Path(os.environ.get("GRAPHWRIGHT_SCREENSHOT_DIR") or tempfile.gettempdir())
+
+
+def mcp_config(home: Path) -> Path:
+    """graphwright's own servers over stdio, less grants (not used here: one process less)."""
+    path = home / "mcp_servers.json"
+    path.write_text(json.dumps({"mcpServers": {"grants": {"disabled": True}}}))
+    return path
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def module_database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """An empty database for a whole module, once per backend under test."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('web-db') / 'test.db'}"
+        return
+    assert PG_URL
+    schema = f"w_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    sep = "&" if "?" in PG_URL else "?"
+    yield f"{PG_URL}{sep}options={quote(f'-csearch_path={schema}')}"
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    admin.dispose()
+
+
+@dataclass
+class LiveUI:
+    url: str
+    app: FastAPI
+    token: str
+
+    def api(self) -> httpx.Client:
+        return httpx.Client(
+            base_url=self.url, headers={"Authorization": f"Bearer {self.token}"}, timeout=60
+        )
+
+
+@pytest.fixture(scope="module")
+def live_ui(module_database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveUI]:
+    home = tmp_path_factory.mktemp("web-home")
+    port = free_port()
+    settings = Settings(
+        home=home,
+        database_url=module_database_url,
+        offline=True,
+        model=None,
+        port=port,
+        api_url=f"http://127.0.0.1:{port}",
+        mcp_config=mcp_config(home),
+    )
+    with nicegui_reset_globals():
+        app = create_app(settings, web=True)
+        server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+        )
+        thread = threading.Thread(target=server.run, name="web-ui-server", daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 60
+        while not server.started:
+            if time.monotonic() > deadline or not thread.is_alive():
+                raise RuntimeError("The web UI server did not start")
+            time.sleep(0.05)
+        try:
+            yield LiveUI(
+                f"http://127.0.0.1:{port}", app, app.state.auth_service.mint(label="web tester")
+            )
+        finally:
+            server.should_exit = True
+            thread.join(timeout=30)
+
+
+def _chromium_missing() -> str | None:
+    for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
+        if not os.access(path, os.X_OK):
+            return f"{path} is missing (Debian package {package}; `make test` installs it as root)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def downloads(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="module")
+def live(live_ui: LiveUI) -> LiveUI:
+    return live_ui
+
+
+@pytest.fixture(scope="module")
+def browser(downloads: Path) -> Iterator[Any]:
+    missing = _chromium_missing()
+    if missing:
+        pytest.skip(missing)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="gw-chromium-")
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    options.add_experimental_option(
+        "prefs",
+        {"download.default_directory": str(downloads), "download.prompt_for_download": False},
+    )
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+# --- NiceGUI's User simulation ----------------------------------------------------------------
+
+
+@asynccontextmanager
+async def lifespan_in_own_task(app: Any) -> AsyncIterator[None]:
+    """Run an app's lifespan in one task: its task groups must end where they began, and
+    pytest-asyncio tears a fixture down in another task than the one that set it up."""
+    started, stop = asyncio.Event(), asyncio.Event()
+
+    async def hold() -> None:
+        async with app.router.lifespan_context(app):
+            started.set()
+            await stop.wait()
+
+    task = asyncio.create_task(hold())
+    waiter = asyncio.create_task(started.wait())
+    await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    if task.done():
+        waiter.cancel()
+        task.result()  # raises what stopped the start-up
+    try:
+        yield
+    finally:
+        stop.set()
+        await task
+
+
+@dataclass
+class Simulated:
+    user: User
+    app: FastAPI
+    context: WebContext
+
+    def token(self, **kwargs: Any) -> str:
+        return self.app.state.auth_service.mint(**kwargs)
+
+    async def sign_in(self, **kwargs: Any) -> str:
+        token = self.token(**kwargs)
+        await self.user.open("/signin")
+        self.user.find(marker="token").type(token)
+        self.user.find(marker="sign-in").click()
+        await self.user.should_see("Conversations")
+        return token
+
+
+@pytest_asyncio.fixture
+async def simulated(database_url: str, tmp_path: Path) -> AsyncIterator[Simulated]:
+    """The pages on a real app's services, driven by NiceGUI's `User` (no browser)."""
+    settings = Settings(
+        home=tmp_path,
+        database_url=database_url,
+        offline=True,
+        model=None,
+        mcp_config=mcp_config(tmp_path),
+    )
+    app = create_app(settings)
+    async with lifespan_in_own_task(app):
+        with nicegui_reset_globals():
+            os.environ["NICEGUI_USER_SIMULATION"] = "true"
+            try:
+                context = WebContext.of(app.state)
+                register_pages(context)
+                prepare_simulation()
+                set_storage_secret("simulated secret")
+                async with lifespan_in_own_task(core.app):
+                    transport = httpx.ASGITransport(core.app)
+                    async with httpx.AsyncClient(
+                        transport=transport, base_url="http://test"
+                    ) as client:
+                        yield Simulated(User(client), app, context)
+            finally:
+                os.environ.pop("NICEGUI_USER_SIMULATION", None)
