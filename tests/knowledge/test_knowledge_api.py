@@ -156,12 +156,18 @@ def test_a_scoped_token_files_requests_but_cannot_approve(
     request_id = created.json()["data"]["id"]
     refused = client.post(f"/api/knowledge/requests/{request_id}/approve", headers=scoped)
     assert refused.status_code == 403
+    mine = client.get("/api/knowledge/requests", headers=scoped).json()["data"]
+    assert [r["id"] for r in mine["requests"]] == [request_id] and mine["total"] == 1
     rejected = client.post(
         f"/api/knowledge/requests/{request_id}/reject", headers=auth, json={"reason": "dupe"}
     )
     assert rejected.json()["data"]["status"] == "rejected"
     again = client.post(f"/api/knowledge/requests/{request_id}/approve", headers=auth)
     assert again.status_code == 409
+    listed = client.get("/api/knowledge/requests", headers=auth, params={"status": "rejected"})
+    assert listed.json()["data"]["requests"][0]["reason"] == "dupe"
+    one = client.get(f"/api/knowledge/requests/{request_id}", headers=scoped)
+    assert one.json()["data"]["status"] == "rejected"
 
 
 def test_a_graph_mode_graph_publishes_and_queries_back(

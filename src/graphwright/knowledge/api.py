@@ -19,6 +19,7 @@ from graphwright.knowledge.schemas import (
     GraphPublishInput,
     PublishInput,
     RejectInput,
+    RequestPage,
 )
 from graphwright.knowledge.service import KnowledgeService
 from graphwright.knowledge.sparql import NotAcceptable, check_query, negotiate, serialize_answer
@@ -177,7 +178,7 @@ def list_requests(
     requests, total = service.list_requests(
         status=status, conversation_id=caller.conversation_id, offset=offset, limit=limit
     )
-    return ok({"requests": requests, "total": total})
+    return ok(RequestPage(requests=requests, total=total))
 
 
 @router.get("/requests/{request_id}", summary="One publication request")

@@ -90,11 +90,19 @@ class PublicationRequestView(KbModel):
     created_at: datetime
     revision_of: str | None = None
     source: str | None = Field(default=None, description="Where it came from: a tool, Graph Mode")
+    conversation_id: str | None = Field(
+        default=None, description="The conversation it was asked from, if any"
+    )
     decided_by: str | None = None
     decided_at: datetime | None = None
     reason: str | None = None
     ual: str | None = None
     synthetic: bool = False
+
+
+class RequestPage(KbModel):
+    requests: list[PublicationRequestView]
+    total: int
 
 
 class PublishInput(KbModel):
