@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,22 @@ def test_admit_takes_text_and_graphs_and_names_what_it_refuses() -> None:
         admit(message(Part(text="  ")), {})
     with pytest.raises(InvalidParamsError, match="contextId"):
         admit(message(Part(text="x"), context_id="a b"), {})
+
+
+def test_a_malformed_json_rpc_request_is_logged_in_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
+
+    from graphwright.a2a.api import ClientErrorsInOneLine
+
+    logger = logging.getLogger(JsonRpcDispatcher.__module__)
+    assert any(isinstance(f, ClientErrorsInOneLine) for f in logger.filters)
+    with caplog.at_level(logging.WARNING, logger=logger.name):
+        try:
+            raise ValueError("id should be string or integer")
+        except ValueError:
+            logger.exception("Failed to validate base JSON-RPC request")
+    [record] = caplog.records
+    assert record.exc_info is None and record.levelname == "WARNING"
+    assert record.getMessage().endswith("id should be string or integer")

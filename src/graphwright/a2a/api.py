@@ -8,6 +8,7 @@ the app's database and the token check in front of JSON-RPC. The executor defaul
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -26,6 +27,24 @@ from graphwright.a2a.handler import GraphwrightRequestHandler
 from graphwright.a2a.tasks import GraphwrightTaskStore, async_engine
 from graphwright.chat.api import api_base_url
 from graphwright.settings import Settings
+
+# a2a-sdk logs a malformed JSON-RPC request with its traceback; the client gets the error, and
+# the server's log needs one line, not a traceback for every bad request a client sends.
+CLIENT_ERRORS = frozenset(
+    {"Failed to validate base JSON-RPC request", "Failed to parse request params"}
+)
+
+
+class ClientErrorsInOneLine(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg in CLIENT_ERRORS and record.exc_info:
+            record.msg = f"{record.msg}: {record.exc_info[1]}"
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+logging.getLogger(JsonRpcDispatcher.__module__).addFilter(ClientErrorsInOneLine())
 
 
 def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = True) -> None:
