@@ -314,3 +314,12 @@ async def test_parts_and_context_ids_graphwright_cannot_take_are_refused(agent: 
     listing = await client.list_tasks(ListTasksRequest(context_id="not a conversation id!"))
     assert list(listing.tasks) == []
     await client.close()
+
+
+async def test_a_body_that_is_not_utf8_is_a_parse_error(agent: Agent) -> None:
+    headers = {"A2A-Version": "1.0", "Content-Type": "application/json"}
+    async with http_client(agent.token, **headers) as http:
+        response = await http.post(f"{agent.url}/a2a", content=b"\x8d{\xff")
+    assert response.status_code == 200
+    error = response.json()["error"]
+    assert error["code"] == -32700 and "not UTF-8" in error["message"]

@@ -28,6 +28,7 @@ ANONYMOUS_ACTOR = "a2a"
 # JSON-RPC has no codes for these: the HTTP status says which, and so does the
 # google.rpc.ErrorInfo `reason` in `data`, the shape a2a-sdk gives its own errors.
 AUTH_ERROR_CODE = -32600
+PARSE_ERROR_CODE = -32700
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 ERROR_DOMAIN = "a2a-protocol.org"
 
@@ -71,6 +72,18 @@ def guarded(
             except Unauthorized as exc:
                 return rpc_error(401, "UNAUTHENTICATED", str(exc))
             request.scope[PRINCIPAL] = principal
+        try:
+            (await request.body()).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            # The SDK would answer -32603 (internal error) and log a traceback: it is the
+            # client's parse error.
+            return JSONResponse(
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": PARSE_ERROR_CODE, "message": f"The body is not UTF-8: {exc}"},
+                }
+            )
         try:
             return await endpoint(request)
         except ContextForbidden as exc:
