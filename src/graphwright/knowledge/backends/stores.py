@@ -6,8 +6,12 @@ DKG layout in `SparqlKnowledgeBase` is written once for both.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar, cast
 
 import anyio
 import httpx
@@ -22,6 +26,8 @@ from graphwright.knowledge.sparql import (
     check_query,
     graph_answer,
 )
+
+T = TypeVar("T")
 
 
 class TripleStore(Protocol):
@@ -43,8 +49,13 @@ class StoreUnavailable(Unavailable):
 
 
 class EmbeddedStore:
-    """A pyoxigraph Store on disk (or in memory, for tests). Queries run in worker threads, at
-    most `concurrency` at a time, so a slow query never blocks the event loop."""
+    """A pyoxigraph Store on disk (or in memory, for tests).
+
+    Its work runs in daemon threads, at most `concurrency` at a time, so that a slow query never
+    blocks the event loop. A query cannot be stopped from Python: one past its time limit runs on
+    in the background, holding its slot until it ends (so such queries cannot pile up), and never
+    holds up the process's exit.
+    """
 
     def __init__(self, path: Path | None, *, concurrency: int = 2) -> None:
         self.description = f"embedded Oxigraph store at {path}" if path else "in-memory store"
@@ -60,7 +71,7 @@ class EmbeddedStore:
                 "may hold it; stop it, or point this one at the server with "
                 "GRAPHWRIGHT_SPARQL_URL or the API"
             ) from None
-        self._limiter = anyio.CapacityLimiter(concurrency)
+        self._slots = asyncio.Semaphore(concurrency)
 
     @property
     def store(self) -> ox.Store:
@@ -72,23 +83,43 @@ class EmbeddedStore:
         def run() -> QueryAnswer:
             return answer_from_oxigraph(self._store.query(sparql), limit=limit, deadline=deadline)
 
-        with anyio.move_on_after(timeout) as scope:
-            # A query that never yields a row cannot be stopped from Python: the caller gets its
-            # answer at the time limit, and the limiter keeps such queries from piling up.
-            return await anyio.to_thread.run_sync(
-                run, limiter=self._limiter, abandon_on_cancel=True
-            )
-        assert scope.cancelled_caught
+        with anyio.move_on_after(timeout):
+            return await self._run(run)
         raise QueryTimeout(timeout)
 
     async def update(self, sparql: str) -> None:
-        await anyio.to_thread.run_sync(self._store.update, sparql, limiter=self._limiter)
+        await self._run(lambda: self._store.update(sparql))
 
     async def dump(self) -> bytes:
-        return await anyio.to_thread.run_sync(lambda: self._store.dump(format=ox.RdfFormat.N_QUADS))
+        return await self._run(lambda: self._store.dump(format=ox.RdfFormat.N_QUADS))
 
     async def aclose(self) -> None:
-        await anyio.to_thread.run_sync(self._store.flush)
+        await self._run(self._store.flush)
+
+    async def _run(self, work: Callable[[], T]) -> T:
+        await self._slots.acquire()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+
+        def finish(result: T | None, error: BaseException | None) -> None:
+            self._slots.release()
+            if future.done():  # the caller stopped waiting
+                return
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(cast(T, result))
+
+        def target() -> None:
+            try:
+                result, error = work(), None
+            except BaseException as exc:
+                result, error = None, exc
+            with contextlib.suppress(RuntimeError):  # the loop has closed: no one is waiting
+                loop.call_soon_threadsafe(finish, result, error)
+
+        threading.Thread(target=target, name="graphwright-knowledge", daemon=True).start()
+        return await future
 
 
 class RemoteSparqlStore:
