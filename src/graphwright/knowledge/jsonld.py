@@ -18,7 +18,8 @@ import orjson
 import pyoxigraph as ox
 from pyld import jsonld
 
-from graphwright.errors import InvalidInput
+from graphwright.core.formats.rdf import write_jsonld
+from graphwright.errors import InvalidInput, NotFound
 
 Triple = tuple[ox.NamedNode, ox.NamedNode, ox.NamedNode | ox.Literal]
 
@@ -154,3 +155,60 @@ def draft_assets(content: Any) -> list[AssetDraft]:
 
 def _unique(triples: list[Triple]) -> list[Triple]:
     return list(dict.fromkeys(triples))
+
+
+def checked_drafts(content: Any) -> list[AssetDraft]:
+    """The assets of `content`, once it is known to store the same on every database."""
+    try:
+        orjson.dumps(content)
+    except TypeError as exc:
+        raise InvalidInput(f"The JSON-LD cannot be stored: {exc}") from None
+    if _holds_nul(content):
+        raise InvalidInput("The JSON-LD holds a NUL character (\\u0000), which cannot be stored")
+    return draft_assets(content)
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item) for item in value)
+    return False
+
+
+def graph_document(
+    graph: dict[str, Any], node_ids: list[str] | None, *, name: str
+) -> dict[str, Any]:
+    """A knowledge graph (or the chosen nodes and the links between them) as JSON-LD: nodes as
+    subjects, links as properties, and each link also as a statement with its evidence."""
+    if node_ids is not None:
+        graph = select_nodes(graph, node_ids)
+    if not graph["nodes"]:
+        raise InvalidInput(f"The graph of {name} has no nodes")
+    return orjson.loads(write_jsonld(graph))
+
+
+def select_nodes(graph: dict[str, Any], node_ids: list[str]) -> dict[str, Any]:
+    """The chosen nodes and the links between them; NotFound names ids the graph lacks."""
+    wanted = set(node_ids)
+    nodes = [node for node in graph["nodes"] if node["id"] in wanted]
+    if missing := wanted - {node["id"] for node in nodes}:
+        raise NotFound(f"The graph has no node {', '.join(sorted(missing)[:10])}")
+    links = [
+        link for link in graph["links"] if link["source"] in wanted and link["target"] in wanted
+    ]
+    return {"nodes": nodes, "links": links}
+
+
+def default_title(drafts: list[AssetDraft]) -> str:
+    names = [
+        str(obj.value)
+        for draft in drafts
+        for _, predicate, obj in draft.public
+        if predicate.value.endswith(("/name", "#label"))
+    ]
+    head = names[0] if names else drafts[0].subject
+    more = f" and {len(drafts) - 1} more" if len(drafts) > 1 else ""
+    return f"{head}{more}"

@@ -22,12 +22,17 @@ import pyoxigraph as ox
 from pyld import jsonld
 from sqlalchemy.exc import IntegrityError
 
-from graphwright.core.formats.rdf import write_jsonld
 from graphwright.db import Database
 from graphwright.errors import Conflict, GraphwrightError, InvalidInput, NotFound
 from graphwright.knowledge import layout
 from graphwright.knowledge.backends import KnowledgeBackend, NumberTaken
-from graphwright.knowledge.jsonld import AssetDraft, draft_assets, load_document
+from graphwright.knowledge.jsonld import (
+    AssetDraft,
+    checked_drafts,
+    default_title,
+    graph_document,
+    load_document,
+)
 from graphwright.knowledge.models import PublicationRequest, RequestStatus
 from graphwright.knowledge.repository import RequestRepository
 from graphwright.knowledge.schemas import (
@@ -117,7 +122,7 @@ class KnowledgeService:
         row = PublicationRequest(
             id=str(uuid.uuid4()),
             status=RequestStatus.PENDING,
-            title=(title or _default_title(drafts))[:500],
+            title=(title or default_title(drafts))[:500],
             content=content,
             revision_of=revision_of,
             source=source,
@@ -341,11 +346,7 @@ class KnowledgeService:
     ) -> PublicationRequestView:
         """File a request to publish a conversation's graph (or the chosen nodes and the edges
         between them): nodes become subjects, edges properties, edge evidence provenance."""
-        if node_ids is not None:
-            graph = select_nodes(graph, node_ids)
-        if not graph["nodes"]:
-            raise InvalidInput(f"The graph of conversation '{conversation_id}' has no nodes")
-        content = orjson.loads(write_jsonld(graph))
+        content = graph_document(graph, node_ids, name=f"conversation '{conversation_id}'")
         return self.request_publication(
             content,
             requested_by=requested_by,
@@ -404,48 +405,3 @@ class KnowledgeService:
             quads = ox.parse(nquads, ox.RdfFormat.N_QUADS)
             return ox.serialize(quads, format=ox.RdfFormat.TRIG)
         raise InvalidInput(f"Unknown export format '{fmt}': use nquads or trig")
-
-
-def checked_drafts(content: Any) -> list[AssetDraft]:
-    """The assets of `content`, once it is known to store the same on every database."""
-    try:
-        orjson.dumps(content)
-    except TypeError as exc:
-        raise InvalidInput(f"The JSON-LD cannot be stored: {exc}") from None
-    if _holds_nul(content):
-        raise InvalidInput("The JSON-LD holds a NUL character (\\u0000), which cannot be stored")
-    return draft_assets(content)
-
-
-def _holds_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
-    if isinstance(value, list):
-        return any(_holds_nul(item) for item in value)
-    return False
-
-
-def select_nodes(graph: dict[str, Any], node_ids: list[str]) -> dict[str, Any]:
-    """The chosen nodes and the links between them; NotFound names ids the graph lacks."""
-    wanted = set(node_ids)
-    nodes = [node for node in graph["nodes"] if node["id"] in wanted]
-    if missing := wanted - {node["id"] for node in nodes}:
-        raise NotFound(f"The graph has no node {', '.join(sorted(missing)[:10])}")
-    links = [
-        link for link in graph["links"] if link["source"] in wanted and link["target"] in wanted
-    ]
-    return {"nodes": nodes, "links": links}
-
-
-def _default_title(drafts: list[AssetDraft]) -> str:
-    names = [
-        str(obj.value)
-        for draft in drafts
-        for _, predicate, obj in draft.public
-        if predicate.value.endswith(("/name", "#label"))
-    ]
-    head = names[0] if names else drafts[0].subject
-    more = f" and {len(drafts) - 1} more" if len(drafts) > 1 else ""
-    return f"{head}{more}"
