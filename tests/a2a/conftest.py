@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 import pytest
@@ -21,12 +20,11 @@ import uvicorn
 from a2a.client import Client, ClientConfig, ClientFactory
 from a2a.types import Message, Part, Role, SendMessageRequest, StreamResponse
 from fastapi import FastAPI
-from sqlalchemy import create_engine, text
 
 from graphwright.app import create_app
 from graphwright.chat.service import ChatService
 from graphwright.settings import Settings
-from tests.conftest import BACKENDS, PG_URL, free_port
+from tests.conftest import BACKENDS, free_port, pg_schema_url
 
 CONNECT_TIMEOUT = 60.0
 READ_TIMEOUT = 180.0
@@ -41,16 +39,8 @@ def module_database_url(
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path_factory.mktemp('a2a-db') / 'test.db'}"
         return
-    assert PG_URL
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in PG_URL else "?"
-    yield f"{PG_URL}{sep}options={quote(f'-csearch_path={schema}')}"
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    with pg_schema_url() as url:
+        yield url
 
 
 @dataclass

@@ -14,13 +14,11 @@ import shutil
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 import pytest
@@ -31,13 +29,12 @@ from nicegui import core
 from nicegui.storage import set_storage_secret
 from nicegui.testing.general import nicegui_reset_globals, prepare_simulation
 from nicegui.testing.user import User
-from sqlalchemy import create_engine, text
 
 from graphwright.app import create_app
 from graphwright.settings import Settings
 from graphwright.web import register_pages
 from graphwright.web.context import WebContext
-from tests.conftest import BACKENDS, PG_URL, free_port
+from tests.conftest import BACKENDS, free_port, pg_schema_url
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -71,16 +68,8 @@ def module_database_url(
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path_factory.mktemp('web-db') / 'test.db'}"
         return
-    assert PG_URL
-    schema = f"w_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in PG_URL else "?"
-    yield f"{PG_URL}{sep}options={quote(f'-csearch_path={schema}')}"
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    with pg_schema_url() as url:
+        yield url
 
 
 @dataclass
