@@ -4,6 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 PG_URL := postgresql+psycopg://postgres@127.0.0.1:5432/test
+# Two workers: much of the suite waits on servers, browsers and subprocesses, so two cores keep
+# busy; each test module stays on one worker (its module-scoped servers start once).
+PYTEST := $(BIN)/pytest -q -n 2 --dist loadscope
 # MCP Inspector for tests/mcp/test_inspector_cli.py, installed once into a git-ignored node_modules.
 INSPECTOR_VERSION := 2.12.0
 INSPECTOR := .mcp-inspector/node_modules/.bin/mcp-inspector
@@ -61,11 +64,11 @@ browser:
 test: lint inspector conformance browser
 	@if $(BIN)/python -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
 		echo "PostgreSQL answers: testing on SQLite and PostgreSQL"; \
-		GRAPHWRIGHT_TEST_DATABASE_URL=$(PG_URL) $(BIN)/pytest -q; \
+		export GRAPHWRIGHT_TEST_DATABASE_URL=$(PG_URL); \
 	else \
 		echo "PostgreSQL is not running: testing on SQLite only"; \
-		$(BIN)/pytest -q; \
-	fi
+	fi; \
+	$(PYTEST)
 
 bench: install
 	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done

@@ -98,24 +98,51 @@ def merge(
     return node_of, accumulator, elapsed, requests
 
 
+# The family of a pair outside Biomappings, by the prefix of its left id.
+FAMILIES = {
+    "genes": {"HGNC", "NCBIGene", "ENSEMBL", "UniProtKB", "MGI"},
+    "diseases": {"MONDO", "DOID", "OMIM"},
+    "chemicals": {"CHEBI", "DRUGBANK", "PUBCHEM.COMPOUND"},
+}
+
+
+def family(pair: dict[str, str]) -> str:
+    if pair["source"].startswith("biomappings"):
+        return "biomappings"
+    prefix = normalize_curie(pair["left"]).partition(":")[0]
+    return next((name for name, prefixes in FAMILIES.items() if prefix in prefixes), "other")
+
+
 def score(pairs: list[dict[str, str]], node_of: dict[str, str]) -> dict[str, Any]:
     outcome: Counter[str] = Counter()
     by_kind: Counter[tuple[str, bool]] = Counter()
+    by_family: Counter[tuple[str, str]] = Counter()
     for pair in pairs:
         left = node_of.get(normalize_curie(pair["left"]))
         right = node_of.get(normalize_curie(pair["right"]))
         predicted = left is not None and left == right
         same = pair["same"] == "1"
-        outcome[("t" if predicted == same else "f") + ("p" if predicted else "n")] += 1
+        verdict = ("t" if predicted == same else "f") + ("p" if predicted else "n")
+        outcome[verdict] += 1
         by_kind[(pair["kind"], predicted)] += 1
-    tp, fp, fn = outcome["tp"], outcome["fp"], outcome["fn"]
+        by_family[(family(pair), verdict)] += 1
+    return {
+        **rates(outcome["tp"], outcome["fp"], outcome["fn"]),
+        "by_kind": by_kind,
+        "by_family": {
+            name: rates(*(by_family[(name, verdict)] for verdict in ("tp", "fp", "fn")))
+            for name in ("biomappings", *FAMILIES)
+        },
+    }
+
+
+def rates(tp: int, fp: int, fn: int) -> dict[str, Any]:
     return {
         "precision": tp / (tp + fp) if tp + fp else 1.0,
         "recall": tp / (tp + fn) if tp + fn else 1.0,
         "tp": tp,
         "fp": fp,
         "fn": fn,
-        "by_kind": by_kind,
     }
 
 
@@ -143,6 +170,12 @@ def main() -> None:
         label = next(pair["same"] for pair in pairs if pair["kind"] == kind)
         counts = [runs[("issue 14", n)][0]["by_kind"][(kind, True)] for n in (False, True)]
         print(f"  {kind:<20}{label:>6}{counts[0]:>6}/{kinds[kind]:<3}{counts[1]:>11}/{kinds[kind]}")
+    print("\nprecision / recall by family (rules of issue 14):")
+    print(f"  {'family':<14}{'without':>16}{'with --normalize':>20}")
+    for name in ("biomappings", *FAMILIES):
+        cells = [runs[("issue 14", n)][0]["by_family"][name] for n in (False, True)]
+        shown = [f"{cell['precision']:.3f} / {cell['recall']:.3f}" for cell in cells]
+        print(f"  {name:<14}{shown[0]:>16}{shown[1]:>20}")
     for normalize in (False, True):
         _, accumulator, requests = runs[("issue 14", normalize)]
         refused = accumulator.report.refused

@@ -27,6 +27,7 @@ import os
 import random
 import shutil
 import statistics
+import sys
 import tempfile
 import threading
 import time
@@ -36,28 +37,18 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from graphwright.app import create_app
 from graphwright.graphmode import analysis
 from graphwright.settings import Settings
 
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1280,720",
-)
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.conftest import free_port, serve_in_thread  # noqa: E402
+from tests.web.browser import sign_in  # noqa: E402
+from tests.web.conftest import chromium  # noqa: E402
+
 CHART = '[data-testid="graph-chart"]'
 TYPES = ["gene", "disease", "chemical", "pathway", "phenotype", "anatomy"]
 
@@ -85,58 +76,13 @@ def random_graph(nodes: int, edges: int, *, layout: str, seed: int = 7) -> dict[
 
 @contextmanager
 def server(home: Path) -> Iterator[tuple[str, str]]:
-    port = _free_port()
+    port = free_port()
     settings = Settings(
         home=home, offline=True, model=None, port=port, api_url=f"http://127.0.0.1:{port}"
     )
     app = create_app(settings, web=True)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    while not running.started:
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}", app.state.auth_service.mint(label="bench")
-    finally:
-        running.should_exit = True
-        thread.join(timeout=30)
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextmanager
-def chromium() -> Iterator[Any]:
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    profile = tempfile.mkdtemp(prefix="gw-bench-")
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(
-        service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options
-    )
-    try:
-        yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def sign_in(driver: Any, url: str, token: str) -> None:
-    driver.get(url + "/signin")
-    box = WebDriverWait(driver, 60).until(
-        lambda d: d.find_element(By.CSS_SELECTOR, 'input[data-testid="token"]')
-    )
-    box.send_keys(token + Keys.ENTER)
-    WebDriverWait(driver, 60).until(
-        lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="sign-out"]')
-    )
+    with serve_in_thread(app, port) as url:
+        yield url, app.state.auth_service.mint(label="bench")
 
 
 def load_graph(api: httpx.Client, name: str, graph: dict[str, Any]) -> int:
@@ -252,13 +198,14 @@ def report(name: str, ours: float, baseline: float, target: float | None) -> Non
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--live-only", action="store_true", help="only the live-change figures")
     args = parser.parse_args()
     repeats, changes = (2, 8) if args.quick else (5, 20)
     home = Path(tempfile.mkdtemp(prefix="gw-ui-bench-"))
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print("building graphs (layouts computed on the server, positions saved)...", flush=True)
     medium = random_graph(2_000, 10_000, layout="force")
-    large = random_graph(10_000, 25_000, layout="circular")
+    large = None if args.live_only else random_graph(10_000, 25_000, layout="circular")
     small = random_graph(200, 600, layout="force")
     try:
         with server(home) as (url, token), chromium() as driver:
@@ -266,15 +213,17 @@ def main() -> None:
             with httpx.Client(base_url=url, headers=headers, timeout=120) as api:
                 versions = {
                     "medium": load_graph(api, "medium", medium),
-                    "large": load_graph(api, "large", large),
                     "small": load_graph(api, "small", small),
                 }
+                if large is not None:
+                    versions["large"] = load_graph(api, "large", large)
                 sign_in(driver, url, token)
                 open_until_drawn(driver, url, "small", versions["small"])  # warm the page code
-                for name, label, target in (
+                opened = (
                     ("medium", "open 2,000 nodes / 10,000 edges until drawn", 1.5),
                     ("large", "open 10,000 nodes / 25,000 edges (precomputed)", 4.0),
-                ):
+                )
+                for name, label, target in opened if large is not None else ():
                     ours = [
                         open_until_drawn(driver, url, name, versions[name]) for _ in range(repeats)
                     ]

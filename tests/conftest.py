@@ -9,18 +9,23 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
+import uvicorn
 from hypothesis import settings as hypothesis_settings
 from sqlalchemy import create_engine, text
 from sse_starlette.sse import AppStatus
 
 from graphwright.db import Database
+from graphwright.serving import server_config
 
 # CI shares two cores with databases and servers: a slow example is not a failing one.
 hypothesis_settings.register_profile("graphwright", deadline=None)
@@ -35,6 +40,27 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@contextmanager
+def serve_in_thread(app: Any, port: int | None = None, **options: Any) -> Iterator[str]:
+    """Serve an ASGI app on `graphwright serve`'s uvicorn configuration (lifespan on), in a
+    thread of its own, on `port` or a free one; yields its URL once it has started."""
+    port = port or free_port()
+    config = {"log_level": "warning", "lifespan": "on", **options}
+    server = uvicorn.Server(server_config(app, host="127.0.0.1", port=port, **config))
+    thread = threading.Thread(target=server.run, name=f"server-{port}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError(f"The server on port {port} did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
 
 
 @contextmanager

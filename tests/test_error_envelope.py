@@ -6,21 +6,17 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 from fastapi import FastAPI
 
 from graphwright.app import create_app
 from graphwright.db import Database
-from graphwright.serving import server_config
 from graphwright.settings import Settings
-from tests.conftest import free_port
+from tests.conftest import free_port, serve_in_thread
 
 
 @pytest.fixture
@@ -32,15 +28,8 @@ def server(database: Database, tmp_path: Path) -> Iterator[tuple[str, int, str]]
         raise RuntimeError("a bug")
 
     port = free_port()
-    server = uvicorn.Server(server_config(app, host="127.0.0.1", port=port, log_level="critical"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield "127.0.0.1", port, app.state.auth_service.mint(label="t")
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serve_in_thread(app, port, log_level="critical"):
+        yield "127.0.0.1", port, app.state.auth_service.mint(label="t")
 
 
 def exchange(sock: socket.socket, request: bytes) -> tuple[int, dict[str, str], bytes]:

@@ -22,7 +22,7 @@ from graphwright.auth.service import AuthService
 from graphwright.chat import api as chat_api
 from graphwright.db import Database
 from graphwright.envelope import error_response, failure, ok
-from graphwright.errors import GraphwrightError
+from graphwright.errors import GraphwrightError, problems
 from graphwright.graphmode import api as graph_api
 from graphwright.graphmode.client import BackendResolver
 from graphwright.graphmode.events import create_graph_events
@@ -33,6 +33,9 @@ from graphwright.knowledge import api as knowledge_api
 from graphwright.knowledge.backends import open_backend
 from graphwright.knowledge.service import KnowledgeService
 from graphwright.knowledge.tools import knowledge_server
+from graphwright.miner import api as miner_api
+from graphwright.miner.service import MinerService
+from graphwright.miner.tools import miner_server
 from graphwright.openapi import install_openapi
 from graphwright.serving import (
     BODY_PARSE_ERROR,
@@ -55,12 +58,14 @@ def create_app(
     graph_service = GraphService(db, events, GraphLimits.from_settings(settings))
     graph_backends = BackendResolver(settings, graph_service)
     knowledge = KnowledgeService.from_settings(db, open_backend(settings), settings)
+    miner = MinerService.from_settings(db, settings, knowledge)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         events.start()
         await knowledge.ensure_started(sample_data=settings.kb_sample_data)
         yield
+        await miner.aclose()
         await knowledge.aclose()
         await graph_backends.aclose()
         events.close()
@@ -83,6 +88,7 @@ def create_app(
     app.state.graph_service = graph_service
     app.state.artifact_service = ArtifactService(SqlArtifactStore(db))
     app.state.knowledge_service = knowledge
+    app.state.miner_service = miner
 
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(UnexpectedErrors)
@@ -97,6 +103,7 @@ def create_app(
     app.include_router(graph_api.listing_router)
     app.include_router(chat_api.router)
     app.include_router(knowledge_api.router)
+    app.include_router(miner_api.router)
     a2a_api.mount(app)
     mcp_registry.mount_all(
         app,
@@ -107,6 +114,7 @@ def create_app(
             "graph": graph_server(graph_backends),
             "artifacts": artifacts_server(app.state.artifact_service, settings=settings),
             "knowledge": knowledge_server(knowledge, settings=settings),
+            "miner": miner_server(miner, settings=settings),
         },
     )
     if web:
@@ -126,14 +134,11 @@ def _install_error_handlers(app: FastAPI) -> None:
         syntax = next((e for e in exc.errors() if e["type"] == "json_invalid"), None)
         if syntax is not None:
             return json_syntax_failure(await request.body(), syntax)
-        problems = [
-            f"{'.'.join(str(p) for p in err['loc'] if p != 'body') or 'body'}: {err['msg']}"
-            for err in exc.errors()
-        ]
+        found = problems(exc.errors(), whole="body", drop="body")
         return failure(
             422,
             "invalid_input",
-            "; ".join(problems[:5]),
+            "; ".join(found[:5]),
             details=[{k: err[k] for k in ("loc", "msg", "type")} for err in exc.errors()],
         )
 

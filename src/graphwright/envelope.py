@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import orjson
-from fastapi import Response
+from fastapi import Query, Response
 from pydantic import BaseModel
 
 from graphwright.errors import (
@@ -15,6 +15,7 @@ from graphwright.errors import (
     GraphwrightError,
     InvalidInput,
     NotFound,
+    TooManyRequests,
     Unauthorized,
     Unavailable,
 )
@@ -26,7 +27,11 @@ ERROR_STATUS: dict[type[GraphwrightError], tuple[int, str]] = {
     Forbidden: (403, "forbidden"),
     Unauthorized: (401, "unauthorized"),
     Unavailable: (503, "unavailable"),
+    TooManyRequests: (429, "rate_limited"),
 }
+# A list route's paging parameters, the same on every room's router.
+Offset = Annotated[int, Query(ge=0, le=1_000_000)]
+Limit = Annotated[int, Query(ge=1, le=500)]
 
 
 def _plain(value: Any) -> Any:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 
 class GraphwrightError(Exception):
     """Base class: the message is written for a person to act on."""
@@ -33,3 +36,19 @@ class Unauthorized(GraphwrightError):
 
 class Unavailable(GraphwrightError):
     """A backend this needs cannot be reached or opened now (HTTP 503)."""
+
+
+class TooManyRequests(GraphwrightError):
+    """The caller is over a rate limit; the message says when to try again (HTTP 429)."""
+
+
+def problems(
+    errors: Iterable[Mapping[str, Any]], *, whole: str = "input", drop: str | None = None
+) -> list[str]:
+    """pydantic's errors as `where: what` lines (`title: String should have at most 500
+    characters`); `whole` names an error about the whole value, `drop` a step left out of
+    `where` (FastAPI's `body`)."""
+    return [
+        f"{'.'.join(str(step) for step in error['loc'] if step != drop) or whole}: {error['msg']}"
+        for error in errors
+    ]

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp.server.mcpserver import MCPServer
-from starlette.applications import Starlette
-
-from graphwright import mcpkit
 from graphwright.errors import NotFound
 from graphwright.settings import Settings
+
+if TYPE_CHECKING:  # the names alone (`graphwright mcp list`, --help) need no MCP SDK
+    from mcp.server.mcpserver import MCPServer
+    from starlette.applications import Starlette
+
+    from graphwright import mcp_http
 
 SERVERS: dict[str, str] = {
     "literature": "graphwright.sources.tools:literature_server",
@@ -24,6 +26,7 @@ SERVERS: dict[str, str] = {
     "graph": "graphwright.graphmode.tools:graph_server",
     "artifacts": "graphwright.artifacts.tools:artifacts_server",
     "knowledge": "graphwright.knowledge.tools:knowledge_server",
+    "miner": "graphwright.miner.tools:miner_server",
 }
 
 
@@ -49,7 +52,7 @@ def create(name: str, *, settings: Settings | None = None) -> MCPServer[Any]:
 def mount_all(
     app: Starlette,
     *,
-    verify_token: mcpkit.TokenVerifier | None,
+    verify_token: mcp_http.TokenVerifier | None,
     host: str = "127.0.0.1",
     settings: Settings | None = None,
     servers: Mapping[str, MCPServer[Any]] | None = None,
@@ -59,11 +62,13 @@ def mount_all(
     `servers` are servers the caller built itself, by name (e.g. on the app's own services, so
     that its live subscribers see their writes); the others are created from `settings`.
     """
+    from graphwright import mcp_http
+
     built = dict(servers or {})
     if unknown := sorted(built.keys() - SERVERS.keys()):
         raise NotFound(f"No MCP server named {unknown}. Known servers: {', '.join(names())}.")
     return [
-        mcpkit.mount_http(
+        mcp_http.mount_http(
             app,
             name,
             built.get(name) or create(name, settings=settings),

@@ -31,7 +31,8 @@ WHY = {
     "413": "The body is larger than GRAPHWRIGHT_MAX_BODY_BYTES",
     "415": "The body's media type is not one this route reads",
     "422": "The input breaks a rule; the message names the field (and the limit)",
-    "503": "The knowledge base cannot be reached or opened",
+    "429": "Too many knowledge-miner runs for this token; the message says when to retry",
+    "503": "The knowledge base (or the miner's store) cannot be reached or opened",
 }
 KNOWLEDGE = "/api/knowledge"
 # The knowledge base's routes: each one's own errors, beyond 401 and 422.
@@ -47,6 +48,18 @@ KNOWLEDGE_STATUSES: dict[tuple[str, str], list[str]] = {
     (f"{KNOWLEDGE}/requests/{{request_id}}/approve", "post"): ["403", "404", "409", "413", "503"],
     (f"{KNOWLEDGE}/requests/{{request_id}}/reject", "post"): ["403", "404", "409", "413"],
     (f"{KNOWLEDGE}/requests/from-graph/{{conversation_id}}", "post"): ["403", "404", "413"],
+}
+MINER = "/api/miner"
+# The miner's routes: each one's own errors, beyond 401 and 422 (409 also when no model is set).
+MINER_STATUSES: dict[tuple[str, str], list[str]] = {
+    (f"{MINER}/runs", "post"): ["409", "413", "429", "503"],
+    (f"{MINER}/runs", "get"): [],
+    (f"{MINER}/runs/{{run_id}}", "get"): ["404"],
+    (f"{MINER}/runs/{{run_id}}/events", "get"): ["404"],
+    (f"{MINER}/runs/{{run_id}}/decisions", "post"): ["403", "404", "409", "413", "503"],
+    (f"{MINER}/memory", "get"): ["503"],
+    (f"{MINER}/memory/{{tag}}/{{note}}", "get"): ["404", "503"],
+    (f"{MINER}/memory/{{tag}}/{{note}}", "put"): ["403", "413", "503"],
 }
 WRITE_METHODS = frozenset({"post", "put", "patch", "delete"})
 # Routes whose success is not JSON, or not only JSON.
@@ -76,6 +89,7 @@ MEDIA_TYPES = {
         for method in ("get", "post")
     },
     ("/api/graph/{conversation_id}/events", "get"): ["text/event-stream"],
+    (f"{MINER}/runs/{{run_id}}/events", "get"): ["text/event-stream"],
 }
 
 
@@ -101,6 +115,8 @@ def _statuses(path: str, method: str, operation: dict[str, Any]) -> list[str]:
     statuses = ["401", "422"]
     if path.startswith(KNOWLEDGE):
         return sorted(statuses + KNOWLEDGE_STATUSES[(path, method)])
+    if path.startswith(MINER):
+        return sorted(statuses + MINER_STATUSES[(path, method)])
     if "{conversation_id}" in path or path == "/api/chat":
         statuses += ["403", "404"]
     if method in WRITE_METHODS and path != "/api/graphs":

@@ -8,7 +8,8 @@ from pathlib import Path
 import platformdirs
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from sqlalchemy.engine import make_url
+
+_LOOPBACK_FOR = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}
 
 
 class Settings(BaseSettings):
@@ -60,6 +61,11 @@ class Settings(BaseSettings):
     ncbi_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("GRAPHWRIGHT_NCBI_API_KEY", "NCBI_API_KEY")
     )
+    tavily_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("GRAPHWRIGHT_TAVILY_API_KEY", "TAVILY_API_KEY"),
+        description="Tavily web search for the knowledge miner's discovery subagent.",
+    )
 
     sparql_url: str | None = Field(
         default=None, description="A SPARQL 1.1 query endpoint to use as the knowledge base."
@@ -89,6 +95,14 @@ class Settings(BaseSettings):
     kb_sample_data: bool = Field(
         default=True, description="Load the bundled sample assets into an empty embedded store."
     )
+    miner_runs_per_window: int = Field(
+        default=10,
+        ge=0,
+        description="Knowledge-miner runs one token may start per window (0: no limit).",
+    )
+    miner_rate_window_seconds: float = Field(
+        default=3600.0, gt=0, description="The knowledge-miner rate limit's window, seconds."
+    )
 
     @property
     def resolved_database_url(self) -> str:
@@ -97,13 +111,30 @@ class Settings(BaseSettings):
         return f"sqlite:///{(self.home / 'graphwright.db').resolve()}"
 
     @property
+    def api_base_url(self) -> str:
+        """Where this server's REST API is reached: GRAPHWRIGHT_API_URL, else the bound host and
+        port (a wildcard host by loopback). Graph tools' `databaseContext.apiBaseUrl`, the agent
+        card's URL, and the terminal chat's default server."""
+        if self.api_url:
+            return self.api_url
+        host = _LOOPBACK_FOR.get(self.host, self.host)
+        return f"http://{host}:{self.port}"
+
+    @property
     def knowledge_path(self) -> Path:
         return self.home / "kb"
+
+    @property
+    def miner_path(self) -> Path:
+        """The miner's LangGraph store and checkpoints, when the database is not PostgreSQL."""
+        return self.home / "miner.sqlite"
 
     @property
     def data_location(self) -> str:
         """Where tokens and graphs are kept, in words (a database URL without its password)."""
         if self.database_url:
+            from sqlalchemy.engine import make_url  # SQLAlchemy is not every command's to load
+
             return make_url(self.database_url).render_as_string(hide_password=True)
         return f"home {self.home.resolve()}"
 

@@ -55,7 +55,8 @@ async def test_the_card_names_the_agent_its_url_skills_and_bearer_auth(agent: Ag
     card = response.json()
     assert card["name"] == "graphwright" and card["version"] and card["description"]
     assert card["supportedInterfaces"] == [
-        {"url": f"{agent.url}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+        {"url": f"{agent.url}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": f"{agent.url}/a2a/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
     ]
     assert card["capabilities"] == {"streaming": True, "pushNotifications": False}
     assert card["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"] == "Bearer"
@@ -63,7 +64,8 @@ async def test_the_card_names_the_agent_its_url_skills_and_bearer_auth(agent: Ag
     assert "text/plain" in card["defaultInputModes"]
     assert KNOWLEDGE_GRAPH in card["defaultOutputModes"]
     skills = {skill["id"]: skill for skill in card["skills"]}
-    assert {"knowledge-graph", "bibliography", "grant", "graph-mode"} <= skills.keys()
+    jobs = {"knowledge-graph", "bibliography", "grant", "graph-mode", "knowledge-miner"}
+    assert jobs <= skills.keys()
     assert all(skill["examples"] for skill in skills.values())
 
 
@@ -316,10 +318,37 @@ async def test_parts_and_context_ids_graphwright_cannot_take_are_refused(agent: 
     await client.close()
 
 
-async def test_a_body_that_is_not_utf8_is_a_parse_error(agent: Agent) -> None:
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"\x8d{\xff",
+        # Valid UTF-8, but its NUL bytes make json.loads guess UTF-16 (schemathesis found it).
+        b'{\x00"\x00a\x00"\x00(',
+    ],
+    ids=["invalid-utf8", "read-as-utf16"],
+)
+async def test_a_body_that_is_not_utf8_is_a_parse_error(agent: Agent, body: bytes) -> None:
     headers = {"A2A-Version": "1.0", "Content-Type": "application/json"}
     async with http_client(agent.token, **headers) as http:
-        response = await http.post(f"{agent.url}/a2a", content=b"\x8d{\xff")
+        response = await http.post(f"{agent.url}/a2a", content=body)
     assert response.status_code == 200
     error = response.json()["error"]
     assert error["code"] == -32700 and "not UTF-8" in error["message"]
+
+
+@pytest.mark.parametrize("path", ["/a2a", "/a2a/"])
+async def test_the_json_rpc_endpoint_answers_with_or_without_a_trailing_slash(
+    agent: Agent, path: str
+) -> None:
+    # Clients that join the card's URL and "/" (the A2A TCK's 1.0 line does) get an answer, not
+    # a redirect that a POST does not follow.
+    request = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "no-such-task"}}
+    headers = {"A2A-Version": "1.0"}
+    async with http_client(agent.token, **headers) as http:
+        response = await http.post(f"{agent.url}{path}", json=request)
+        anonymous = await http.post(
+            f"{agent.url}{path}", json=request, headers={"Authorization": ""}
+        )
+    assert response.status_code == 200
+    assert response.json()["error"]["code"] == -32001
+    assert anonymous.status_code == 401

@@ -122,8 +122,11 @@ async def test_card_has_the_required_fields_and_revalidates_with_its_etag(tck: L
     for field in ("name", "description", "version", "capabilities", "skills"):
         assert card[field], field
     assert card["defaultInputModes"] and card["defaultOutputModes"]
-    [interface] = card["supportedInterfaces"]
-    assert interface["url"] == f"{tck.url}/a2a" and interface["protocolVersion"] == "1.0"
+    interfaces = {i["protocolBinding"]: i for i in card["supportedInterfaces"]}
+    assert interfaces.keys() == {"JSONRPC", "HTTP+JSON"}
+    assert interfaces["JSONRPC"]["url"] == f"{tck.url}/a2a"
+    assert interfaces["HTTP+JSON"]["url"] == f"{tck.url}/a2a/rest"
+    assert all(i["protocolVersion"] == "1.0" for i in interfaces.values())
     for skill in card["skills"]:
         assert skill["id"] and skill["name"] and skill["description"] and skill["tags"]
 
@@ -171,6 +174,26 @@ async def test_input_required_then_a_follow_up_by_task_id_completes(blocking: Cl
     again.message.task_id = task.id
     with pytest.raises(UnsupportedOperationError):
         await collect(blocking, again)
+
+
+async def test_follow_ups_by_task_id_alone_stay_in_the_tasks_context(blocking: Client) -> None:
+    """The spec's 'infer contextId from the task if only taskId is provided' holds for the
+    executor too: several follow-ups naming only the task all run in its context."""
+    [waiting] = await collect(blocking, user_message("hi", message_id=tck_id("input-required")))
+    task = waiting.task
+    for name in ("input-required", "input-required", "complete-task"):
+        follow = user_message(name, message_id=tck_id(name))
+        follow.message.task_id = task.id
+        [event] = await collect(blocking, follow)
+        assert event.task.id == task.id and event.task.context_id == task.context_id
+        assert event.task.status.message.context_id == task.context_id
+    assert event.task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert [m.parts[0].text for m in event.task.history if m.role == Role.ROLE_USER] == [
+        "hi",
+        "input-required",
+        "input-required",
+        "complete-task",
+    ]
 
 
 async def test_mismatching_context_and_task_and_unknown_task_are_refused(blocking: Client) -> None:

@@ -63,6 +63,7 @@ def test_schemathesis_finds_nothing(tmp_path: Path) -> None:
              "--exclude-path-regex", "/events$|^/a2a$", "--max-time", "75",
              "--request-timeout", "30", "--no-color"],
             env={**env, "SCHEMATHESIS_HOOKS": ""}, capture_output=True, text=True, timeout=400,
+            cwd=tmp_path,  # its cache of crashes stays out of the checkout
         )  # fmt: skip
     finally:
         server.terminate()

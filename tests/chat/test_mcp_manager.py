@@ -15,7 +15,7 @@ import pytest_asyncio
 from graphwright import mcp_registry
 from graphwright.chat.config import StdioServer, load_mcp_servers
 from graphwright.chat.mcp_manager import McpManager
-from graphwright.mcpkit import BearerAuth
+from graphwright.mcp_http import BearerAuth
 from graphwright.settings import Settings
 from tests.mcp.support import serving
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from graphwright.chat.conversations import learned_since
 from graphwright.chat.models import Mode
 from graphwright.chat.modes import model_facing_schema, orchestrated, redacted, servers_for
-from graphwright.chat.service import learned_since
 
 CONTEXT = {"conversationId": "c1", "apiBaseUrl": "http://127.0.0.1:8000", "accessToken": "gw_x"}
 OWNED = {"graph": CONTEXT, "artifacts": "c1"}

@@ -36,6 +36,10 @@ from graphwright.core.ids import (
         # URIs become CURIEs
         ("http://identifiers.org/ncbigene/7157", "NCBIGene:7157"),
         ("https://identifiers.org/NCBIGene:7157", "NCBIGene:7157"),
+        # identifiers.org's older namespace/id form, where the id repeats its prefix
+        ("http://identifiers.org/mondo/MONDO:0005148", "MONDO:0005148"),
+        ("http://identifiers.org/efo/EFO:0000001", "EFO:0000001"),
+        ("http://identifiers.org/chebi/CHEBI:15365", "CHEBI:15365"),
         ("http://purl.obolibrary.org/obo/MONDO_0005148", "MONDO:0005148"),
         ("https://www.ncbi.nlm.nih.gov/gene/7157", "NCBIGene:7157"),
         ("http://purl.uniprot.org/uniprot/P04637", "UniProtKB:P04637"),

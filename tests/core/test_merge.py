@@ -179,6 +179,29 @@ def test_first_non_empty_scalar_wins_and_conflicts_are_recorded() -> None:
     assert "group" not in only["conflicts"]
 
 
+def test_conflicts_given_as_text_give_way_to_the_recorded_conflicts() -> None:
+    # an input's `conflicts` that is not the merge's {field: [values]} (here text) is not a
+    # record of conflicts: the merge starts its own, as it does for a link
+    result = merged(
+        graph([node("A", name="TP53", conflicts="see the curators' notes")]),
+        graph([node("A", name="p53")]),
+        graph([node("A", name="tumor protein", conflicts={"name": ["TP53", "LFS1"]})]),
+    )
+    [only] = result["nodes"]
+    assert only["name"] == "TP53"
+    assert only["conflicts"] == {"name": ["TP53", "p53", "tumor protein", "LFS1"]}
+
+
+def test_a_conflict_given_as_one_value_is_kept_after_the_kept_value() -> None:
+    # {"name": "LFS1"} reads as {"name": ["LFS1"]}, whichever side holds it
+    result = merged(
+        graph([node("A", name="TP53", conflicts={"name": "LFS1"})]),
+        graph([node("A", name="p53")]),
+    )
+    [only] = result["nodes"]
+    assert only["conflicts"] == {"name": ["TP53", "LFS1", "p53"]}
+
+
 def test_lists_are_unioned_in_order() -> None:
     result = merged(
         graph([node("A", synonyms=["p53", "TP53"], refs=[{"a": 1, "b": 2}])]),

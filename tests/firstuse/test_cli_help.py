@@ -1,4 +1,5 @@
-"""Options in help show no Typer type markers: a flag shows nothing, an option its name."""
+"""Help shows no Typer type markers: a flag shows nothing, an option its name, an argument its
+name (not its Python type)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from graphwright.cli import app
 COMMANDS = [
     [], ["graph"], ["graph", "merge"], ["graph", "convert"], ["graph", "stats"],
     ["graph", "export"], ["token"], ["token", "create"], ["token", "list"], ["token", "revoke"],
-    ["demo"], ["serve"], ["mcp"],
+    ["demo"], ["serve"], ["mcp"], ["chat"],
 ]  # fmt: skip
 
 
@@ -18,8 +19,8 @@ COMMANDS = [
 def test_help_has_no_type_markers(command: list[str]) -> None:
     outcome = CliRunner().invoke(app, [*command, "--help"], terminal_width=120)
     assert outcome.exit_code == 0, outcome.output
+    for marker in ("<bool>", "<str>", "<int>", "<list[", "<Path>"):
+        assert marker not in outcome.output, outcome.output
     options = outcome.output.split("─ Options ─", 1)[1].split("─ Commands ─", 1)[0]
-    for marker in ("<bool>", "<str>", "<int>"):
-        assert marker not in options, outcome.output
     if command == ["graph", "merge"]:
         assert "-o" in options and "OUTPUT" in options

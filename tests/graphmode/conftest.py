@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -19,7 +15,7 @@ from graphwright.db import Database
 from graphwright.graphmode.events import create_graph_events
 from graphwright.graphmode.service import GraphService
 from graphwright.settings import Settings
-from tests.conftest import free_port
+from tests.conftest import serve_in_thread
 
 
 @pytest.fixture
@@ -53,25 +49,10 @@ def auth(token: str) -> dict[str, str]:
 class LiveServer:
     url: str
     app: FastAPI
-    server: uvicorn.Server
 
 
 @pytest.fixture
 def live_server(app: FastAPI) -> Iterator[LiveServer]:
     """The app on a real uvicorn server in a thread."""
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.05)
-    yield LiveServer(url, app, server)
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serve_in_thread(app) as url:
+        yield LiveServer(url, app)

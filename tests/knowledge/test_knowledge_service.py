@@ -86,6 +86,10 @@ async def test_a_revision_points_back_and_the_earlier_asset_stays(
     assert (await knowledge.metadata(second)).revision_of == first
     assert (await knowledge.metadata(first)).later_states == 1
     assert any('"aspirin"' in line for line in (await knowledge.get_asset(first)).public)
+    third = await publish(knowledge, {**corrected, "name": "ASA"}, revision_of=second)
+    for ual in (first, second, third):
+        states = await knowledge.states(ual)
+        assert [s.collection_ual for s in states] == [first, second, third]
     with pytest.raises(NotFound):
         await knowledge.approve(
             knowledge.request_publication(
@@ -265,8 +269,8 @@ async def test_an_interrupted_publish_is_settled_at_start_up(knowledge: Knowledg
 
 def test_scoped_tokens_cannot_decide(knowledge: KnowledgeService) -> None:
     from graphwright.auth.models import Principal
-    from graphwright.knowledge.api import _person
+    from graphwright.knowledge.service import decider
 
     with pytest.raises(Forbidden, match="unscoped token"):
-        _person(Principal(token_id=1, conversation_id="c1", label=None))
-    assert _person(Principal(token_id=2, conversation_id=None, label="alice")) == "alice"
+        decider(Principal(token_id=1, conversation_id="c1", label=None))
+    assert decider(Principal(token_id=2, conversation_id=None, label="alice")) == "alice"

@@ -25,6 +25,7 @@ A_TOOL_OF = {
     "graph": "addNode",
     "artifacts": "artifact_update",
     "knowledge": "dkg_sparql",
+    "miner": "knowledge-miner",
 }
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 INITIALIZE = {

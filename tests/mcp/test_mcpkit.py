@@ -15,7 +15,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from graphwright import mcpkit
+from graphwright import mcp_http, mcpkit
 from graphwright.auth.models import Principal
 from graphwright.errors import Conflict, NotFound, Unauthorized
 
@@ -128,7 +128,7 @@ def test_bearer_auth(verdict_is_async: bool) -> None:
     async def ok(request):
         return PlainTextResponse("ok")
 
-    guarded = mcpkit.BearerAuth(Route("/", ok), check_async if verdict_is_async else check)
+    guarded = mcp_http.BearerAuth(Route("/", ok), check_async if verdict_is_async else check)
     client = TestClient(Starlette(routes=[Route("/", guarded)]))
     assert client.get("/", headers={"Authorization": "Bearer good"}).text == "ok"
     for headers, message in [
@@ -151,7 +151,7 @@ def test_bearer_auth_passes_on_unauthorized_messages_and_keeps_the_principal() -
     async def whoami(request):
         return PlainTextResponse(request.state.principal["label"])
 
-    guarded = mcpkit.BearerAuth(Route("/", whoami), authenticate)
+    guarded = mcp_http.BearerAuth(Route("/", whoami), authenticate)
     client = TestClient(Starlette(routes=[Route("/", guarded)]))
     assert client.get("/", headers={"Authorization": "Bearer good"}).text == "tester"
     expired = client.get("/", headers={"Authorization": "Bearer old"})
@@ -180,8 +180,8 @@ def session_app(calls: list[str]) -> Starlette:
     return Starlette(routes=[Route("/", mcp, methods=["POST", "DELETE"])])
 
 
-def guarded_sessions(calls: list[str], **options: int) -> tuple[mcpkit.BearerAuth, TestClient]:
-    guarded = mcpkit.BearerAuth(session_app(calls), fresh_principal, **options)
+def guarded_sessions(calls: list[str], **options: int) -> tuple[mcp_http.BearerAuth, TestClient]:
+    guarded = mcp_http.BearerAuth(session_app(calls), fresh_principal, **options)
     return guarded, TestClient(Starlette(routes=[Route("/", guarded, methods=["POST", "DELETE"])]))
 
 

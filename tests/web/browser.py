@@ -6,17 +6,26 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from selenium.common.exceptions import (
+    ElementClickInterceptedException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
 
 T = TypeVar("T")
 WAIT_SECONDS = 60.0  # two shared cores: slow is not broken
+FIELDS = ("input", "textarea")
 
 
 def wait(driver: WebDriver, check: Callable[[WebDriver], T], seconds: float = WAIT_SECONDS) -> T:
-    return WebDriverWait(driver, seconds, poll_frequency=0.05).until(check)
+    # A re-render can replace an element between finding and reading it: look again.
+    return WebDriverWait(
+        driver, seconds, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,)
+    ).until(check)
 
 
 def testid(name: str) -> str:
@@ -31,12 +40,27 @@ def find(driver: WebDriver, name: str, within: str = "") -> WebElement:
 
 def _selector(name: str, within: str) -> str:
     if within == "input":  # Quasar puts the attributes of a q-input on the <input> itself
-        return f"input{testid(name)}, {testid(name)} input"
+        return ", ".join(f"{tag}{testid(name)}, {testid(name)} {tag}" for tag in FIELDS)
     return f"{testid(name)} {within}".strip()
 
 
 def find_all(driver: WebDriver, name: str, within: str = "") -> list[WebElement]:
     return driver.find_elements(By.CSS_SELECTOR, _selector(name, within))
+
+
+def gone(driver: WebDriver, name: str) -> None:
+    """Wait until no element with this test id is on screen (read in the page: none go stale)."""
+    script = f"return [...document.querySelectorAll('{testid(name)}')].some(e => e.offsetParent);"
+    wait(driver, lambda d: not d.execute_script(script))
+
+
+def texts(driver: WebDriver, name: str) -> list[str]:
+    """The text of each element with this test id on screen (read in the page: none go stale)."""
+    script = (
+        f"return [...document.querySelectorAll('{testid(name)}')]"
+        ".filter(e => e.offsetParent).map(e => e.innerText.trim());"
+    )
+    return driver.execute_script(script)
 
 
 def _visible(elements: list[WebElement]) -> WebElement | None:
@@ -53,8 +77,17 @@ def _literal(text: str) -> str:
 
 
 def click(driver: WebDriver, element: WebElement) -> None:
+    """Click `element` once nothing covers it (a tab panel can still be sliding into place)."""
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
-    element.click()
+
+    def clicked(_driver: WebDriver) -> bool:
+        element.click()
+        return True
+
+    covered = (ElementClickInterceptedException,)
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.05, ignored_exceptions=covered).until(
+        clicked
+    )
 
 
 def graph_attribute(driver: WebDriver, name: str) -> str | None:
@@ -74,6 +107,21 @@ def wait_drawn(driver: WebDriver, version: str, seconds: float = WAIT_SECONDS) -
         seconds,
     )
     return time.perf_counter() - start
+
+
+def sign_in(driver: WebDriver, url: str, token: str) -> None:
+    """Sign in with `token`, unless this browser already is."""
+    driver.get(url + "/")
+    wait(
+        driver,
+        lambda d: (
+            "/signin" in d.current_url or d.find_elements(By.CSS_SELECTOR, testid("sign-out"))
+        ),
+    )
+    if "/signin" not in driver.current_url:
+        return
+    find(driver, "token", "input").send_keys(token + Keys.ENTER)
+    find(driver, "sign-out")
 
 
 def page_resources(driver: WebDriver) -> list[Any]:

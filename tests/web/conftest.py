@@ -1,4 +1,4 @@
-"""Web UI fixtures: a live graphwright server with the UI (real uvicorn, in a thread), Debian's
+"""Web UI fixtures: a live graphwright server with the UI (tests.conftest.serve_in_thread), Debian's
 Chromium through selenium and chromedriver, and NiceGUI's `User` simulation on the same pages.
 
 NiceGUI keeps its pages in module-level state: each fixture that mounts the UI does so inside
@@ -12,10 +12,8 @@ import json
 import os
 import shutil
 import tempfile
-import threading
-import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,9 +21,11 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
-import uvicorn
 from fastapi import FastAPI
-from nicegui import core
+from nicegui import core, ui
+from nicegui.functions.download import download
+from nicegui.functions.navigate import Navigate
+from nicegui.functions.notify import notify
 from nicegui.storage import set_storage_secret
 from nicegui.testing.general import nicegui_reset_globals, prepare_simulation
 from nicegui.testing.user import User
@@ -34,7 +34,7 @@ from graphwright.app import create_app
 from graphwright.settings import Settings
 from graphwright.web import register_pages
 from graphwright.web.context import WebContext
-from tests.conftest import BACKENDS, free_port, pg_schema_url
+from tests.conftest import BACKENDS, free_port, pg_schema_url, serve_in_thread
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -53,10 +53,11 @@ CHROMIUM_FLAGS = (
 SCREENSHOTS = Path(os.environ.get("GRAPHWRIGHT_SCREENSHOT_DIR") or tempfile.gettempdir())
 
 
-def mcp_config(home: Path) -> Path:
-    """graphwright's own servers over stdio, less grants (not used here: one process less)."""
+def mcp_config(home: Path, servers: dict[str, Any] | None = None) -> Path:
+    """graphwright's own servers over stdio, less grants (not used here: one process less);
+    `servers` adds entries or overrides them (`{"kg": {"disabled": True}}`)."""
     path = home / "mcp_servers.json"
-    path.write_text(json.dumps({"mcpServers": {"grants": {"disabled": True}}}))
+    path.write_text(json.dumps({"mcpServers": {"grants": {"disabled": True}, **(servers or {})}}))
     return path
 
 
@@ -84,38 +85,37 @@ class LiveUI:
         )
 
 
-@pytest.fixture(scope="module")
-def live_ui(module_database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveUI]:
-    home = tmp_path_factory.mktemp("web-home")
+@contextmanager
+def serve_ui(
+    database_url: str,
+    home: Path,
+    *,
+    prepare: Callable[[FastAPI], None] = lambda _app: None,
+    **overrides: Any,
+) -> Iterator[LiveUI]:
+    """A live graphwright server with the UI on a free port; `prepare` sees the app first."""
     port = free_port()
     settings = Settings(
         home=home,
-        database_url=module_database_url,
+        database_url=database_url,
         offline=True,
         model=None,
         port=port,
         api_url=f"http://127.0.0.1:{port}",
         mcp_config=mcp_config(home),
+        **overrides,
     )
     with nicegui_reset_globals():
         app = create_app(settings, web=True)
-        server = uvicorn.Server(
-            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-        )
-        thread = threading.Thread(target=server.run, name="web-ui-server", daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 60
-        while not server.started:
-            if time.monotonic() > deadline or not thread.is_alive():
-                raise RuntimeError("The web UI server did not start")
-            time.sleep(0.05)
-        try:
-            yield LiveUI(
-                f"http://127.0.0.1:{port}", app, app.state.auth_service.mint(label="web tester")
-            )
-        finally:
-            server.should_exit = True
-            thread.join(timeout=30)
+        prepare(app)
+        with serve_in_thread(app, port) as url:
+            yield LiveUI(url, app, app.state.auth_service.mint(label="web tester"))
+
+
+@pytest.fixture(scope="module")
+def live_ui(module_database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveUI]:
+    with serve_ui(module_database_url, tmp_path_factory.mktemp("web-home")) as live:
+        yield live
 
 
 def _chromium_missing() -> str | None:
@@ -135,11 +135,9 @@ def live(live_ui: LiveUI) -> LiveUI:
     return live_ui
 
 
-@pytest.fixture(scope="module")
-def browser(downloads: Path) -> Iterator[Any]:
-    missing = _chromium_missing()
-    if missing:
-        pytest.skip(missing)
+@contextmanager
+def chromium(prefs: dict[str, Any] | None = None) -> Iterator[Any]:
+    """Debian's Chromium, headless, through chromedriver, on a profile of its own."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -148,17 +146,25 @@ def browser(downloads: Path) -> Iterator[Any]:
     profile = tempfile.mkdtemp(prefix="gw-chromium-")
     for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
         options.add_argument(flag)
-    options.add_experimental_option(
-        "prefs",
-        {"download.default_directory": str(downloads), "download.prompt_for_download": False},
-    )
+    if prefs:
+        options.add_experimental_option("prefs", prefs)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(60)
     try:
         yield driver
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser(downloads: Path) -> Iterator[Any]:
+    missing = _chromium_missing()
+    if missing:
+        pytest.skip(missing)
+    prefs = {"download.default_directory": str(downloads), "download.prompt_for_download": False}
+    with chromium(prefs) as driver:
+        driver.set_page_load_timeout(60)
+        yield driver
 
 
 # --- NiceGUI's User simulation ----------------------------------------------------------------
@@ -206,15 +212,24 @@ class Simulated:
         return token
 
 
+@pytest.fixture
+def mcp_servers() -> dict[str, Any]:
+    """MCP config entries that `simulated` adds to the default ones; a test module overrides
+    this fixture to start a test server or to leave graphwright's own servers out."""
+    return {}
+
+
 @pytest_asyncio.fixture
-async def simulated(database_url: str, tmp_path: Path) -> AsyncIterator[Simulated]:
+async def simulated(
+    database_url: str, tmp_path: Path, mcp_servers: dict[str, Any]
+) -> AsyncIterator[Simulated]:
     """The pages on a real app's services, driven by NiceGUI's `User` (no browser)."""
     settings = Settings(
         home=tmp_path,
         database_url=database_url,
         offline=True,
         model=None,
-        mcp_config=mcp_config(tmp_path),
+        mcp_config=mcp_config(tmp_path, mcp_servers),
     )
     app = create_app(settings)
     async with lifespan_in_own_task(app):
@@ -232,4 +247,7 @@ async def simulated(database_url: str, tmp_path: Path) -> AsyncIterator[Simulate
                     ) as client:
                         yield Simulated(User(client), app, context)
             finally:
+                # A `User` replaces these with its own; the browser tests after need the real ones
+                # (a simulated navigate would send real pages' navigation to a closed client).
                 os.environ.pop("NICEGUI_USER_SIMULATION", None)
+                ui.navigate, ui.notify, ui.download = Navigate(), notify, download

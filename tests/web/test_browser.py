@@ -20,27 +20,13 @@ from tests.web.browser import (
     find,
     find_all,
     page_resources,
+    sign_in,
     wait,
     wait_drawn,
 )
 from tests.web.conftest import SCREENSHOTS, LiveUI
 
 pytestmark = pytest.mark.timeout(600)
-
-
-def sign_in(driver: Any, live: LiveUI) -> None:
-    driver.get(live.url + "/")
-    wait(
-        driver,
-        lambda d: (
-            "/signin" in d.current_url
-            or d.find_elements(By.CSS_SELECTOR, '[data-testid="sign-out"]')
-        ),
-    )
-    if "/signin" not in driver.current_url:
-        return
-    find(driver, "token", "input").send_keys(live.token + Keys.ENTER)
-    find(driver, "sign-out")
 
 
 def send(driver: Any, text: str) -> None:
@@ -77,7 +63,7 @@ def test_the_app_serves_every_asset_itself(browser: Any, live: LiveUI) -> None:
 def test_chat_with_slash_commands_artifacts_and_export(
     browser: Any, live: LiveUI, downloads: Path
 ) -> None:
-    sign_in(browser, live)
+    sign_in(browser, live.url, live.token)
     assert "token=" not in browser.current_url and live.token not in browser.current_url
     session = browser.get_cookie("graphwright_session")
     assert session is not None and session["httpOnly"] and session["sameSite"] == "Strict"
@@ -151,7 +137,7 @@ def test_graph_mode_editing_undo_live_changes_and_history(browser: Any, live: Li
         turn = api.post("/api/chat", json={"message": "/kg.queryNeighbors BRCA1", "stream": False})
         assert turn.status_code == 200, turn.text
         cid = turn.json()["data"]["conversationId"]
-    sign_in(browser, live)
+    sign_in(browser, live.url, live.token)
     browser.get(f"{live.url}/c/{cid}")
     click(
         browser,

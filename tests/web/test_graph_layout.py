@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
+from graphwright.drawing.graph import drawing
+from graphwright.drawing.layout import place
+from graphwright.drawing.options import chart_options
 from graphwright.graphmode.analysis import FORCE_LAYOUT_MAX_NODES
-from graphwright.web.graph_layout import place
-from graphwright.web.graph_options import chart_options
-from graphwright.web.graph_view import drawing
 
 
 def ring(count: int) -> tuple[list[dict], list[dict]]:
@@ -71,7 +71,7 @@ def test_a_drawing_maps_each_link_to_its_edge_and_leaves_hidden_types_out() -> N
 
 
 def test_a_dense_graph_is_drawn_with_large_series_and_clicks_map_to_nodes() -> None:
-    from graphwright.web.graph_options import DENSE_EDGES_FROM
+    from graphwright.drawing.options import DENSE_EDGES_FROM
 
     count = DENSE_EDGES_FROM // 2 + 1
     nodes, edges = ring(count)

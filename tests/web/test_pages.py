@@ -90,7 +90,9 @@ async def test_create_opens_the_chat_with_the_model_banner_and_help(simulated: S
     await user.should_see("GRAPHWRIGHT_MODEL=provider:model")
     user.find(marker="message-input").type("/help")
     user.find(marker="send").click()
-    await user.should_see("Tools you can call", retries=100)
+    # /help lists every MCP server's tools: each server is a subprocess that a loaded machine
+    # can take many seconds to start.
+    await user.should_see("Tools you can call", retries=600)
     await user.should_see("/kg.queryNeighbors", retries=50)
 
 
@@ -154,3 +156,17 @@ async def test_a_knowledge_graph_artifact_opens_in_graph_mode(simulated: Simulat
     assert chat.get_conversation("kg")["mode"] == "graph_mode"
     labels = {n.label for n in simulated.app.state.graph_service.state("kg").nodes}
     assert "TP53" in labels
+
+
+async def test_a_scoped_token_sees_its_requests_but_cannot_decide(simulated: Simulated) -> None:
+    knowledge = simulated.app.state.knowledge_service
+    aspirin = {"@context": "https://schema.org/", "@id": "urn:t:a", "@type": "Drug", "name": "a"}
+    knowledge.request_publication(aspirin, requested_by="t", title="mine", conversation_id="c1")
+    knowledge.request_publication(aspirin, requested_by="t", title="theirs", conversation_id="c2")
+    await simulated.sign_in(conversation_id="c1", label="scoped")
+    user = simulated.user
+    await user.open("/kb/requests")
+    await user.should_see("needs an unscoped token")
+    await user.should_see("mine", retries=50)
+    await user.should_not_see("theirs")
+    await user.should_not_see(marker="approve")

@@ -1,4 +1,5 @@
-"""The A2A mount: the agent card at /.well-known/agent-card.json and JSON-RPC at /a2a.
+"""The A2A mount: the agent card at /.well-known/agent-card.json, JSON-RPC at /a2a and the
+HTTP+JSON binding under /a2a/rest.
 
 `mount` adds a2a-sdk's routes to the app, with the request handler on a `DatabaseTaskStore` in
 the app's database and the token check in front of JSON-RPC. The executor defaults to the chat
@@ -14,18 +15,22 @@ from contextlib import asynccontextmanager
 
 from a2a.server.agent_execution import AgentExecutor, SimpleRequestContextBuilder
 from a2a.server.context import ServerCallContext
-from a2a.server.routes import add_a2a_routes_to_fastapi, create_agent_card_routes
+from a2a.server.routes import (
+    add_a2a_routes_to_fastapi,
+    create_agent_card_routes,
+    create_rest_routes,
+)
 from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
 from a2a.types import CancelTaskRequest
 from fastapi import APIRouter, FastAPI
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Mount, Route
 
-from graphwright.a2a.auth import CallContextBuilder, guarded
-from graphwright.a2a.card import CACHE_CONTROL, RPC_PATH, agent_card
+from graphwright.a2a.auth import CallContextBuilder, guarded, rest_guarded
+from graphwright.a2a.card import CACHE_CONTROL, REST_PATH, RPC_PATH, agent_card
 from graphwright.a2a.executor import ChatAgentExecutor
 from graphwright.a2a.handler import GraphwrightRequestHandler
 from graphwright.a2a.tasks import GraphwrightTaskStore, async_engine
-from graphwright.chat.api import api_base_url
+from graphwright.auth.service import AuthService
 from graphwright.settings import Settings
 
 # a2a-sdk logs a malformed JSON-RPC request with its traceback; the client gets the error, and
@@ -51,7 +56,7 @@ def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = T
     """Serve A2A from `app` (its `state.settings` and `state.database`; `state.auth_service`
     unless `auth` is off, which only protocol tests do)."""
     settings: Settings = app.state.settings
-    card = agent_card(api_base_url(settings))
+    card = agent_card(settings.api_base_url)
     engine = async_engine(app.state.database.url)
     executor = executor or ChatAgentExecutor(lambda: app.state.chat_service)
     store = GraphwrightTaskStore(engine)
@@ -68,6 +73,14 @@ def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = T
         agent_card_routes=create_agent_card_routes(card, cache_control=CACHE_CONTROL),
         jsonrpc_routes=[Route(RPC_PATH, endpoint=endpoint, methods=["POST"])],
     )
+    # Also at `/a2a/`, left out of the API document: a client that joins the card's URL and "/"
+    # would get a redirect, which a POST does not follow.
+    app.router.routes.append(Route(RPC_PATH + "/", endpoint=endpoint, methods=["POST"]))
+    # The HTTP+JSON binding under its own prefix: its `/{tenant}/...` routes would otherwise
+    # match graphwright's own paths.
+    rest = create_rest_routes(handler, context_builder=CallContextBuilder())
+    guard = app.state.auth_service if auth else None
+    app.router.routes.append(Mount(REST_PATH, routes=_guarded(rest, guard)))
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -80,6 +93,18 @@ def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = T
             await engine.dispose()
 
     app.include_router(APIRouter(lifespan=lifespan))
+
+
+def _guarded(routes: list[BaseRoute], auth: AuthService | None) -> list[BaseRoute]:
+    """The binding's routes, each behind the token check."""
+    guarded: list[BaseRoute] = []
+    for route in routes:
+        if isinstance(route, Mount):
+            guarded.append(Mount(route.path, routes=_guarded(list(route.routes), auth)))
+        elif isinstance(route, Route):
+            endpoint = rest_guarded(route.endpoint, auth)
+            guarded.append(Route(route.path, endpoint=endpoint, methods=route.methods))
+    return guarded
 
 
 async def _cancel_running(handler: GraphwrightRequestHandler, executor: ChatAgentExecutor) -> None:

@@ -9,6 +9,7 @@ only use that A2A context, and any other gets HTTP 403 with a JSON-RPC error bod
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -43,51 +44,101 @@ class ContextForbidden(HTTPException):
 
 def rpc_error(status_code: int, reason: str, message: str, request_id: Any = None) -> Response:
     """A JSON-RPC error response (`request_id` None: the request was not read)."""
-    headers = {"WWW-Authenticate": "Bearer"} if status_code == 401 else None
     body = {
         "jsonrpc": "2.0",
         "id": request_id,
-        "error": {
-            "code": AUTH_ERROR_CODE,
-            "message": message,
-            "data": [{"@type": ERROR_INFO, "reason": reason, "domain": ERROR_DOMAIN}],
-        },
+        "error": {"code": AUTH_ERROR_CODE, "message": message, "data": _error_info(reason)},
     }
+    return _refusal(body, status_code)
+
+
+def _error_info(reason: str) -> list[dict[str, str]]:
+    return [{"@type": ERROR_INFO, "reason": reason, "domain": ERROR_DOMAIN}]
+
+
+def _refusal(body: dict[str, Any], status_code: int) -> Response:
+    headers = {"WWW-Authenticate": "Bearer"} if status_code == 401 else None
     return JSONResponse(body, status_code=status_code, headers=headers)
+
+
+async def _authenticated(request: Request, auth: AuthService | None) -> Unauthorized | None:
+    """Put the caller's principal on the request; the error when the token is not valid."""
+    if auth is None:
+        return None
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    try:
+        if scheme.lower() != "bearer":
+            token = ""
+        principal = await asyncio.to_thread(auth.authenticate, token.strip() or None)
+    except Unauthorized as exc:
+        return exc
+    request.scope[PRINCIPAL] = principal
+    return None
+
+
+def not_utf8(body: bytes) -> str | None:
+    """Why `body` is not UTF-8 JSON text, or None. `json.loads` guesses UTF-16 or UTF-32 from NUL
+    bytes, even in valid UTF-8, so both must agree."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return str(exc)
+    encoding = json.detect_encoding(body)
+    return None if encoding == "utf-8" else f"its NUL bytes read as {encoding}"
 
 
 def guarded(
     endpoint: Callable[[Request], Awaitable[Response]], auth: AuthService | None
 ) -> Callable[[Request], Awaitable[Response]]:
-    """The endpoint behind a token check (`auth` None: no check, for tests of the protocol)."""
+    """The JSON-RPC endpoint behind a token check (`auth` None: no check, for tests of the
+    protocol)."""
 
     async def guarded_endpoint(request: Request) -> Response:
-        if auth is not None:
-            header = request.headers.get("authorization", "")
-            scheme, _, token = header.partition(" ")
-            try:
-                if scheme.lower() != "bearer":
-                    token = ""
-                principal = await asyncio.to_thread(auth.authenticate, token.strip() or None)
-            except Unauthorized as exc:
-                return rpc_error(401, "UNAUTHENTICATED", str(exc))
-            request.scope[PRINCIPAL] = principal
-        try:
-            (await request.body()).decode("utf-8")
-        except UnicodeDecodeError as exc:
+        refused = await _authenticated(request, auth)
+        if refused is not None:
+            return rpc_error(401, "UNAUTHENTICATED", str(refused))
+        problem = not_utf8(await request.body())
+        if problem:
             # The SDK would answer -32603 (internal error) and log a traceback: it is the
             # client's parse error.
             return JSONResponse(
                 {
                     "jsonrpc": "2.0",
                     "id": None,
-                    "error": {"code": PARSE_ERROR_CODE, "message": f"The body is not UTF-8: {exc}"},
+                    "error": {
+                        "code": PARSE_ERROR_CODE,
+                        "message": f"The body is not UTF-8: {problem}",
+                    },
                 }
             )
         try:
             return await endpoint(request)
         except ContextForbidden as exc:
             return rpc_error(403, "PERMISSION_DENIED", exc.detail, exc.request_id)
+
+    return guarded_endpoint
+
+
+def rest_error(status_code: int, reason: str, message: str) -> Response:
+    """An error of the HTTP+JSON binding: google.rpc.Status, as a2a-sdk gives its own."""
+    error = {"code": status_code, "status": reason, "message": message}
+    return _refusal({"error": {**error, "details": _error_info(reason)}}, status_code)
+
+
+def rest_guarded(
+    endpoint: Callable[[Request], Awaitable[Response]], auth: AuthService | None
+) -> Callable[[Request], Awaitable[Response]]:
+    """An HTTP+JSON endpoint behind the same token check, answering in that binding's shape."""
+
+    async def guarded_endpoint(request: Request) -> Response:
+        refused = await _authenticated(request, auth)
+        if refused is not None:
+            return rest_error(401, "UNAUTHENTICATED", str(refused))
+        try:
+            return await endpoint(request)
+        except ContextForbidden as exc:
+            return rest_error(403, "PERMISSION_DENIED", exc.detail)
 
     return guarded_endpoint
 

@@ -20,10 +20,11 @@ from a2a.types import (
 )
 from a2a.utils.constants import PROTOCOL_VERSION_1_0, TransportProtocol
 
-from graphwright import __version__, mcp_registry
+from graphwright import __version__
 from graphwright.core.artifacts import BIBLIOGRAPHY, KNOWLEDGE_GRAPH, MARKDOWN
 
 RPC_PATH = "/a2a"
+REST_PATH = "/a2a/rest"
 BEARER = "bearer"
 CACHE_CONTROL = "public, max-age=300"
 
@@ -39,7 +40,7 @@ DESCRIPTION = (
 
 
 def _skills() -> list[AgentSkill]:
-    skills = [
+    return [
         AgentSkill(
             id="knowledge-graph",
             name="Build a knowledge graph",
@@ -98,25 +99,22 @@ def _skills() -> list[AgentSkill]:
             input_modes=["text/plain", KNOWLEDGE_GRAPH],
             output_modes=["text/plain", MARKDOWN],
         ),
+        AgentSkill(
+            id="knowledge-miner",
+            name="Mine knowledge",
+            description=(
+                "Turns a question into validated JSON-LD knowledge assets; publishing them "
+                "needs a person's approval."
+            ),
+            tags=["knowledge assets", "json-ld", "dkg"],
+            examples=["Mine knowledge about TP53 inhibitors"],
+        ),
     ]
-    if "knowledge-miner" in mcp_registry.SERVERS:
-        skills.append(
-            AgentSkill(
-                id="knowledge-miner",
-                name="Mine knowledge",
-                description=(
-                    "Turns a question into validated JSON-LD knowledge assets; publishing them "
-                    "needs a person's approval."
-                ),
-                tags=["knowledge assets", "json-ld", "dkg"],
-                examples=["Mine knowledge about TP53 inhibitors"],
-            )
-        )
-    return skills
 
 
 def agent_card(base_url: str) -> AgentCard:
-    """The card, with the JSON-RPC interface at `base_url` + /a2a."""
+    """The card, with JSON-RPC at `base_url` + /a2a (preferred: first) and HTTP+JSON at
+    `base_url` + /a2a/rest."""
     return AgentCard(
         name="graphwright",
         description=DESCRIPTION,
@@ -124,9 +122,13 @@ def agent_card(base_url: str) -> AgentCard:
         provider=AgentProvider(organization="graphwright", url=base_url),
         supported_interfaces=[
             AgentInterface(
-                url=f"{base_url.rstrip('/')}{RPC_PATH}",
-                protocol_binding=TransportProtocol.JSONRPC.value,
+                url=f"{base_url.rstrip('/')}{path}",
+                protocol_binding=binding.value,
                 protocol_version=PROTOCOL_VERSION_1_0,
+            )
+            for path, binding in (
+                (RPC_PATH, TransportProtocol.JSONRPC),
+                (REST_PATH, TransportProtocol.HTTP_JSON),
             )
         ],
         capabilities=AgentCapabilities(streaming=True, push_notifications=False),

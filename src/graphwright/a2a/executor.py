@@ -29,7 +29,8 @@ from a2a.types import Message, Part, TaskArtifactUpdateEvent, TaskState
 from graphwright.a2a.auth import actor_of
 from graphwright.a2a.parts import ANSWER_KEY, admit, chat_to_proto
 from graphwright.chat.models import ChatRequest, MessageStatus
-from graphwright.chat.service import ChatService, RunningTurn
+from graphwright.chat.running import RunningTurn
+from graphwright.chat.service import ChatService
 from graphwright.core.artifacts import MARKDOWN
 from graphwright.errors import GraphwrightError, NotFound
 

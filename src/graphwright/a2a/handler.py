@@ -1,7 +1,8 @@
 """graphwright's A2A request handler: a2a-sdk's own, which first admits each request.
 
 A message is checked before any task is made for it: its parts, its contextId and its mode
-(`parts.admit`), and the caller's conversation scope. A scoped token that names no context works
+(`parts.admit`), and the caller's conversation scope; one that names a task but no context gets
+the task's context. A scoped token that names no context works
 in its own conversation, and lists only that conversation's tasks; every other operation on a
 task checks the task's context against the token.
 """
@@ -32,16 +33,21 @@ from graphwright.a2a.parts import admit
 class GraphwrightRequestHandler(DefaultRequestHandler):
     """a2a-sdk's request handler, admitting each request first."""
 
-    async def _scoped_task(self, task_id: str, context: ServerCallContext) -> None:
+    async def _scoped_task(self, task_id: str, context: ServerCallContext) -> Task | None:
         task = await self.task_store.get(task_id, context)
         if task is not None:
             authorize_context(context, task.context_id)
+        return task
 
     async def _admit(self, params: SendMessageRequest, context: ServerCallContext) -> None:
         admit(params.message, MessageToDict(params.metadata))
         message = params.message
         if message.task_id:
-            await self._scoped_task(message.task_id, context)
+            task = await self._scoped_task(message.task_id, context)
+            # A message naming only its task continues in the task's context (the spec's "infer
+            # contextId from the task"); left empty, a2a-sdk would give the executor a new one.
+            if task is not None and not message.context_id:
+                message.context_id = task.context_id
         principal = principal_of(context)
         if not message.context_id and principal is not None and principal.conversation_id:
             message.context_id = principal.conversation_id

@@ -15,7 +15,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from graphwright import mcpkit
+from graphwright import mcp_http, mcpkit
 from graphwright.artifacts.models import ArtifactSummary, StoredArtifact
 from graphwright.artifacts.service import (
     ArtifactService,
@@ -116,7 +116,7 @@ def artifacts_server(
     server = mcpkit.new_server("artifacts", instructions=INSTRUCTIONS)
 
     def conversation(context_id: str | None, ctx: Context) -> str:
-        principal = mcpkit.http_principal(ctx)
+        principal = mcp_http.http_principal(ctx)
         return artifacts.context_for(context_id, principal=principal, default=settings.conversation)
 
     @mcpkit.tool(server, name="artifact_update", annotations=mcpkit.hints(read_only=False))

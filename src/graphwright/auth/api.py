@@ -31,6 +31,10 @@ def current_principal(
     return service.authenticate(token)
 
 
+Caller = Annotated[Principal, Depends(current_principal)]
+"""A route parameter: the caller, once its bearer token is checked."""
+
+
 def conversation_principal(
     conversation_id: str, principal: Annotated[Principal, Depends(current_principal)]
 ) -> Principal:

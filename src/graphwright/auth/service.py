@@ -18,6 +18,17 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def person(principal: Principal, doing: str) -> str:
+    """The actor, when `principal` may act for a person on what everyone reads (publishing):
+    a token scoped to one conversation (the kind the chat hands the model's tools) may not."""
+    if principal.conversation_id is not None:
+        raise Forbidden(
+            f"{doing} needs an unscoped token: this one is limited to conversation "
+            f"'{principal.conversation_id}'"
+        )
+    return principal.actor
+
+
 class AuthService:
     def __init__(self, db: Database, *, where: str | None = None) -> None:
         self._db = db

@@ -22,20 +22,11 @@ from graphwright.chat.config import load_a2a_agents, load_mcp_servers
 from graphwright.chat.llm import load_chat_model
 from graphwright.chat.mcp_manager import McpManager
 from graphwright.chat.models import ChatRequest, ConversationCreate, ConversationPatch
-from graphwright.chat.service import ChatService, RunningTurn
+from graphwright.chat.running import RunningTurn
+from graphwright.chat.service import ChatService
 from graphwright.envelope import ok
 from graphwright.knowledge.tools import KnowledgeReader
 from graphwright.settings import Settings
-
-_LOOPBACK_FOR = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}
-
-
-def api_base_url(settings: Settings) -> str:
-    """Where graph tools reach this server's REST API (`databaseContext.apiBaseUrl`)."""
-    if settings.api_url:
-        return settings.api_url
-    host = _LOOPBACK_FOR.get(settings.host, settings.host)
-    return f"http://{host}:{settings.port}"
 
 
 @asynccontextmanager
@@ -43,7 +34,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     state = app.state
     settings: Settings = state.settings
     knowledge_reader = KnowledgeReader.for_app(
-        state.knowledge_service, state.auth_service, api_base_url(settings)
+        state.knowledge_service, state.auth_service, settings.api_base_url
     )
     service = ChatService(
         db=state.database,
@@ -55,7 +46,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         artifacts=state.artifact_service,
         graphs=state.graph_service,
         auth=state.auth_service,
-        api_base_url=api_base_url(settings),
+        api_base_url=settings.api_base_url,
     )
     state.chat_service = service
     try:

@@ -24,10 +24,12 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, SecretStr, ValidationError
 
 from graphwright import mcp_registry
-from graphwright.errors import InvalidInput
+from graphwright.errors import InvalidInput, problems
 from graphwright.settings import Settings
 
 DEFAULT_TIMEOUT_SECONDS = 60.0
+# A knowledge-miner run is many model calls: it gets longer than one tool call.
+OWN_TIMEOUTS = {"miner": 900.0}
 SERVERS_KEY = "mcpServers"
 AGENTS_KEY = "a2aAgents"
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -106,7 +108,12 @@ def own_servers(settings: Settings) -> dict[str, dict[str, Any]]:
     prefix = [str(script)] if script.exists() else [sys.executable, "-m", "graphwright.cli"]
     env = _settings_env(settings)
     return {
-        name: {"command": prefix[0], "args": [*prefix[1:], "mcp", name], "env": env}
+        name: {
+            "command": prefix[0],
+            "args": [*prefix[1:], "mcp", name],
+            "env": env,
+            "timeout": OWN_TIMEOUTS.get(name, DEFAULT_TIMEOUT_SECONDS),
+        }
         for name in mcp_registry.names()
     }
 
@@ -170,11 +177,8 @@ def _validated(
     try:
         return model.model_validate(entry)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or 'entry'}: {error['msg']}"
-            for error in exc.errors()
-        )
-        raise McpConfigError(f"MCP config {path}, server '{name}': {problems}") from None
+        found = "; ".join(problems(exc.errors(), whole="entry"))
+        raise McpConfigError(f"MCP config {path}, server '{name}': {found}") from None
 
 
 def _expand(value: Any, environ: Mapping[str, str], *, where: str) -> Any:

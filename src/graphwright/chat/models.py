@@ -96,6 +96,11 @@ class ChatRequest(Schema):
     message: str = Field(min_length=1, max_length=100_000)
     mode: Mode | None = None
     stream: bool = True
+    domain_tags: list[str] = Field(
+        default_factory=list,
+        max_length=10,
+        description="Knowledge-miner domain tags; the message is sent as `#tag ...` then text",
+    )
 
 
 class ConversationCreate(Schema):

@@ -1,4 +1,5 @@
-"""Graph Mode routing (seed 004): which servers a conversation may use, and `databaseContext`.
+"""Graph Mode routing (seed 004): which servers a conversation may use, how to switch to the
+mode that offers a tool, and `databaseContext`.
 
 In Graph Mode the model is offered the graph server's tools and nothing else; in a normal
 conversation it gets every other server. The rule holds for slash commands too, because both go
@@ -10,7 +11,7 @@ tool call. Whatever the model (or a slash command) put there is discarded, with 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Container, Iterable, Mapping
 from typing import Any
 
 from graphwright.chat.models import Mode
@@ -26,10 +27,44 @@ CONTEXT_ID = "contextId"
 OWNED_ARGUMENTS = {GRAPH_SERVER: DATABASE_CONTEXT, ARTIFACTS_SERVER: CONTEXT_ID}
 
 
+def _switch(mode: str) -> str:
+    return f'PATCH /api/conversations/<conversationId> with {{"mode": "{mode}"}}'
+
+
+MODE_HINTS = {
+    Mode.GRAPH: "'TOOL' is a graph tool, offered in Graph Mode only; switch this conversation to "
+    "Graph Mode first: " + _switch("graph_mode"),
+    Mode.NORMAL: "'TOOL' is not offered in Graph Mode, where only the graph tools are; switch "
+    "back to the normal mode first: " + _switch("normal"),
+}
+MODE_HEADINGS = {
+    Mode.GRAPH: f"In Graph Mode ({_switch('graph_mode')}):",
+    Mode.NORMAL: f"In the normal mode ({_switch('normal')}):",
+}
+
+
 def servers_for(mode: Mode, servers: Iterable[str]) -> list[str]:
     if mode is Mode.GRAPH:
         return [name for name in servers if name == GRAPH_SERVER]
     return [name for name in servers if name != GRAPH_SERVER]
+
+
+def other_mode(mode: Mode) -> Mode:
+    return Mode.NORMAL if mode is Mode.GRAPH else Mode.GRAPH
+
+
+def mode_hint(
+    head: str, mode: Mode, offered: Container[str], servers: Collection[str]
+) -> str | None:
+    """For `head` (`server.tool`) not `offered` in `mode` but a tool of the other mode's
+    `servers`: where it is offered and how to switch there."""
+    server = head.split(".", 1)[0]
+    if head in offered or server not in servers:
+        return None
+    other = other_mode(mode)
+    if server not in servers_for(other, servers):
+        return None
+    return MODE_HINTS[other].replace("TOOL", head)
 
 
 def model_facing_schema(server: str, schema: dict[str, Any]) -> dict[str, Any]:

@@ -1,8 +1,10 @@
-"""Chat rules: conversations, their mode, one running turn per conversation, and what is stored.
+"""Chat rules: one running turn per conversation, what a turn stores, and the import of a graph
+attached to a message (not while a turn runs).
 
-A turn runs in its own task and reports through a queue, so a client that stops reading does not
-stop the turn, and `cancel` can stop it cleanly: a cancelled turn is stored with what it had done
-(its text so far, its tool calls, the artifacts of the calls that finished).
+A turn runs in its own task and reports through a queue (`RunningTurn`), so a client that stops
+reading does not stop the turn, and `cancel` can stop it cleanly: a cancelled turn is stored with
+what it had done (its text so far, its tool calls, the artifacts of the calls that finished).
+Conversations are in `conversations.py`.
 """
 
 from __future__ import annotations
@@ -10,79 +12,32 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 
-from graphwright.artifacts.models import ArtifactSummary, StoredArtifact
-from graphwright.artifacts.service import (
-    ArtifactService,
-    DeleteArtifactInput,
-    GetArtifactInput,
-    ListArtifactsInput,
-)
+from graphwright.artifacts.service import ArtifactService
 from graphwright.auth.service import AuthService
+from graphwright.chat.conversations import ChatConversations, message_row, utc_now
 from graphwright.chat.mcp_manager import McpManager, describe_exception
-from graphwright.chat.models import (
-    ChatRequest,
-    Conversation,
-    ConversationCreate,
-    ConversationPatch,
-    Message,
-    MessageStatus,
-    Mode,
-    ToolCallRecord,
-)
+from graphwright.chat.models import ChatRequest, MessageStatus, Mode, ToolCallRecord
 from graphwright.chat.repository import ChatRepository
+from graphwright.chat.running import RunningTurn
 from graphwright.chat.turn import MAX_STEPS, Turn, TurnContext
-from graphwright.core.artifacts import KNOWLEDGE_GRAPH, to_chat
 from graphwright.core.graph import load_graph
 from graphwright.db import Database
-from graphwright.errors import Conflict, InvalidInput, NotFound
+from graphwright.errors import Conflict, InvalidInput
 from graphwright.graphmode.service import GraphService
+from graphwright.miner.tags import checked_tags
 
 logger = logging.getLogger(__name__)
 
-HISTORY_MESSAGES = 40
-TITLE_CHARS = 80
 GRAPH_TOKEN_TTL = timedelta(minutes=30)
 
 
-@dataclass(frozen=True, slots=True)
-class ChatEvent:
-    type: str
-    data: dict[str, Any]
-
-
-class RunningTurn:
-    """A turn in progress: its events as they happen, then its final response."""
-
-    def __init__(self, conversation_id: str) -> None:
-        self.conversation_id = conversation_id
-        self.queue: asyncio.Queue[ChatEvent] = asyncio.Queue()
-        self.task: asyncio.Task[dict[str, Any]] | None = None
-        self.storing = False  # past the point where a cancel can stop it
-
-    def emit(self, kind: str, data: dict[str, Any]) -> None:
-        self.queue.put_nowait(ChatEvent(kind, data))
-
-    async def events(self) -> AsyncIterator[ChatEvent]:
-        while True:
-            event = await self.queue.get()
-            yield event
-            if event.type == "done":
-                return
-
-    async def response(self) -> dict[str, Any]:
-        assert self.task is not None
-        return await asyncio.shield(self.task)
-
-
-class ChatService:
+class ChatService(ChatConversations):
     def __init__(
         self,
         *,
@@ -104,8 +59,6 @@ class ChatService:
         self.api_base_url = api_base_url.rstrip("/")
         self.max_steps = max_steps
         self._running: dict[str, RunningTurn] = {}
-
-    # --- turns ----------------------------------------------------------------------------------
 
     async def start_turn(self, request: ChatRequest, *, actor: str) -> RunningTurn:
         """Store the user's message and start the turn; its events follow on the handle."""
@@ -132,6 +85,7 @@ class ChatService:
             conversation_id=conversation_id,
             mode=mode,
             message=request.message,
+            domain_tags=checked_tags(request.domain_tags),
             history=[
                 HumanMessage(row.content) if row.role == "user" else AIMessage(row.content)
                 for row in history
@@ -145,6 +99,22 @@ class ChatService:
         else:
             context.artifacts = self.artifacts.start_turn(conversation_id, carry_over=True)
         return context
+
+    def import_graph(self, conversation_id: str, graph: dict[str, Any], *, actor: str) -> int:
+        """Merge an attached knowledge graph into the conversation's Graph Mode graph; returns
+        the graph's new version. Outside Graph Mode there is no graph to merge into."""
+        conversation = self._conversation(conversation_id)
+        if conversation.mode != Mode.GRAPH.value:
+            raise InvalidInput(
+                f"Conversation '{conversation_id}' is not in Graph Mode, so an attached knowledge "
+                "graph has nowhere to go; switch it to Graph Mode first"
+            )
+        if conversation_id in self._running:
+            raise Conflict(
+                f"A turn is running in conversation '{conversation_id}'; import the graph "
+                "once it has finished"
+            )
+        return self.graphs.import_graph(conversation_id, load_graph(graph), actor=actor).version
 
     async def cancel(self, conversation_id: str) -> bool:
         """Stop the conversation's running turn; False when none is running."""
@@ -209,7 +179,7 @@ class ChatService:
         text = turn.text or _fallback_text(status)
         with self.db.write() as session:
             repo = ChatRepository(session)
-            message = _message(
+            message = message_row(
                 conversation_id,
                 repo.next_seq(conversation_id),
                 role="assistant",
@@ -236,7 +206,7 @@ class ChatService:
                     for log in turn.calls
                 ]
             )
-            repo.touch(conversation_id, _now())
+            repo.touch(conversation_id, utc_now())
         return message.id, refs
 
     def _database_context(self, conversation_id: str, actor: str) -> dict[str, Any]:
@@ -253,277 +223,6 @@ class ChatService:
             return await asyncio.to_thread(self.graphs.version, conversation_id)
 
         return read
-
-    def import_graph(self, conversation_id: str, graph: dict[str, Any], *, actor: str) -> int:
-        """Merge an attached knowledge graph into the conversation's Graph Mode graph; returns
-        the graph's new version. Outside Graph Mode there is no graph to merge into."""
-        conversation = self._conversation(conversation_id)
-        if conversation.mode != Mode.GRAPH.value:
-            raise InvalidInput(
-                f"Conversation '{conversation_id}' is not in Graph Mode, so an attached knowledge "
-                "graph has nowhere to go; switch it to Graph Mode first"
-            )
-        if conversation_id in self._running:
-            raise Conflict(
-                f"A turn is running in conversation '{conversation_id}'; import the graph "
-                "once it has finished"
-            )
-        return self.graphs.import_graph(conversation_id, load_graph(graph), actor=actor).version
-
-    # --- conversations --------------------------------------------------------------------------
-
-    def list_conversations(
-        self, *, limit: int = 50, offset: int = 0, only: str | None = None, text: str | None = None
-    ) -> list[dict[str, Any]]:
-        """Most recently active first; `text` keeps those whose title or id contains it."""
-        with self.db.read() as session:
-            repo = ChatRepository(session)
-            rows = repo.conversations(limit=limit, offset=offset, only=only, text=text)
-        return [_conversation_json(row) for row in rows]
-
-    def existing_conversations(self, conversation_ids: Sequence[str]) -> set[str]:
-        """Which of these ids name a conversation."""
-        with self.db.read() as session:
-            return ChatRepository(session).existing_ids(conversation_ids)
-
-    def create_conversation(self, request: ConversationCreate, *, actor: str) -> dict[str, Any]:
-        """An empty conversation; in Graph Mode from the start if asked."""
-        conversation_id = request.id or str(uuid.uuid4())
-        now = _now()
-        with self.db.write() as session:
-            repo = ChatRepository(session)
-            if repo.conversation(conversation_id) is not None:
-                raise Conflict(f"A conversation '{conversation_id}' already exists")
-            row = Conversation(
-                id=conversation_id,
-                title=request.title or "New conversation",
-                mode=request.mode.value,
-                created_at=now,
-                updated_at=now,
-            )
-            repo.add(row)
-            return _conversation_json(row)
-
-    def delete_conversation(self, conversation_id: str) -> None:
-        """Delete the conversation, its messages, its artifacts and its Graph Mode graph."""
-        if conversation_id in self._running:
-            raise Conflict(
-                f"A turn is running in conversation '{conversation_id}'; cancel it before "
-                "deleting the conversation"
-            )
-        self._conversation(conversation_id)
-        for summary in self.artifacts.list_artifacts(
-            ListArtifactsInput(), context_id=conversation_id
-        ):
-            self.artifacts.delete_artifact(
-                DeleteArtifactInput(artifact_id=summary.artifact_id), context_id=conversation_id
-            )
-        self.graphs.delete_graph(conversation_id)
-        with self.db.write() as session:
-            ChatRepository(session).delete_conversation(conversation_id)
-
-    def get_conversation(self, conversation_id: str) -> dict[str, Any]:
-        """The conversation with its messages, their tool calls and the artifacts they showed."""
-        with self.db.read() as session:
-            repo = ChatRepository(session)
-            conversation = repo.conversation(conversation_id)
-            if conversation is None:
-                raise _no_conversation(conversation_id)
-            messages = repo.messages(conversation_id)
-            calls = repo.tool_calls([m.id for m in messages])
-        calls_by_message: dict[str, list[dict[str, Any]]] = {}
-        for call in calls:
-            calls_by_message.setdefault(call.message_id, []).append(_call_json(call))
-        body = _conversation_json(conversation)
-        body["running"] = conversation_id in self._running
-        body["graphVersion"] = self.graphs.version(conversation_id)
-        body["messages"] = [
-            {
-                **_message_json(message),
-                "toolCalls": calls_by_message.get(message.id, []),
-                "artifacts": self._shown_artifacts(conversation_id, message.artifacts),
-            }
-            for message in messages
-        ]
-        body["artifacts"] = [
-            {**summary.to_json_dict(), "versions": self._versions(conversation_id, summary)}
-            for summary in self.artifacts.list_artifacts(
-                ListArtifactsInput(), context_id=conversation_id
-            )
-        ]
-        return body
-
-    def update_conversation(
-        self, conversation_id: str, patch: ConversationPatch, *, actor: str
-    ) -> dict[str, Any]:
-        conversation = self._conversation(conversation_id)
-        if patch.mode is not None and conversation_id in self._running:
-            raise Conflict(
-                f"A turn is running in conversation '{conversation_id}'; let it finish or "
-                "cancel it before switching mode"
-            )
-        seed = conversation.graph_seed
-        if patch.mode is not None and patch.mode.value != conversation.mode:
-            seed = self._enter_mode(conversation_id, patch.mode, seed, actor=actor)
-        with self.db.write() as session:
-            repo = ChatRepository(session)
-            row = repo.conversation(conversation_id)
-            if row is None:
-                raise _no_conversation(conversation_id)
-            if patch.title is not None:
-                row.title = patch.title
-            if patch.mode is not None:
-                row.mode = patch.mode.value
-            row.graph_seed = seed
-            row.updated_at = _now()
-            return _conversation_json(row)
-
-    def _open(
-        self, conversation_id: str, request: ChatRequest, *, actor: str
-    ) -> tuple[Mode, list[Message]]:
-        """Create the conversation on first use, switch it to `request.mode`, store the user's
-        message; returns the mode and the messages before this one."""
-        seed: dict[str, Any] | None = None
-        switching = False
-        if request.mode is not None:
-            existing = self._find(conversation_id)
-            switching = existing is not None and request.mode.value != existing.mode
-            if existing is not None and switching:
-                seed = self._enter_mode(
-                    conversation_id, request.mode, existing.graph_seed, actor=actor
-                )
-        with self.db.write() as session:
-            repo = ChatRepository(session)
-            row = repo.conversation(conversation_id)
-            now = _now()
-            if row is None:
-                row = Conversation(
-                    id=conversation_id,
-                    title=_title(request.message),
-                    mode=(request.mode or Mode.NORMAL).value,
-                    created_at=now,
-                    updated_at=now,
-                )
-                repo.add(row)
-            mode = request.mode or Mode(row.mode)
-            row.mode = mode.value
-            if switching:
-                row.graph_seed = seed
-            row.updated_at = now
-            history = repo.messages(conversation_id, last=HISTORY_MESSAGES)
-            seq = history[-1].seq + 1 if history else 0
-            repo.add(_message(conversation_id, seq, role="user", content=request.message))
-        return mode, history
-
-    def _enter_mode(
-        self, conversation_id: str, mode: Mode, seed: dict[str, Any] | None, *, actor: str
-    ) -> dict[str, Any] | None:
-        """Entering Graph Mode seeds the graph from the conversation's merged knowledge-graph
-        artifact: all of it the first time, later only what it learned since the last seeding,
-        so nodes the person removed in Graph Mode do not come back. Returns the new seed mark."""
-        if mode is not Mode.GRAPH:
-            return seed
-        latest = self._latest_knowledge_graph(conversation_id)
-        if latest is None:
-            return seed
-        artifact_id = latest.artifact.artifact_id
-        mark = {"artifactId": artifact_id, "version": latest.version}
-        if seed == mark:
-            return seed
-        graph = _graph_data(latest)
-        if seed is not None and seed["artifactId"] == artifact_id:
-            earlier = self.artifacts.get_artifact(
-                GetArtifactInput(artifact_id=artifact_id, version=seed["version"]),
-                context_id=conversation_id,
-            )
-            graph = learned_since(_graph_data(earlier), graph)
-        if graph["nodes"] or graph["links"]:
-            self.graphs.import_graph(conversation_id, graph, actor=actor)
-        return mark
-
-    def _latest_knowledge_graph(self, conversation_id: str) -> StoredArtifact | None:
-        graphs = self.artifacts.latest(conversation_id, {KNOWLEDGE_GRAPH})
-        return graphs[0] if graphs else None
-
-    def _shown_artifacts(
-        self, conversation_id: str, refs: list[dict[str, Any]]
-    ) -> list[dict[str, Any]]:
-        shown = []
-        for position, ref in enumerate(refs):
-            request = GetArtifactInput(artifact_id=ref["artifactId"], version=ref["version"])
-            try:
-                stored = self.artifacts.get_artifact(request, context_id=conversation_id)
-            except NotFound:
-                continue  # deleted since; the message still reads without it
-            chat = to_chat(stored.artifact, position).to_json_dict()
-            shown.append({**chat, "version": ref["version"]})
-        return shown
-
-    def _versions(self, conversation_id: str, summary: ArtifactSummary) -> list[dict[str, Any]]:
-        versions = self.artifacts.versions(summary.artifact_id, context_id=conversation_id)
-        return [version.to_json_dict() for version in versions]
-
-    def _find(self, conversation_id: str) -> Conversation | None:
-        with self.db.read() as session:
-            return ChatRepository(session).conversation(conversation_id)
-
-    def _conversation(self, conversation_id: str) -> Conversation:
-        row = self._find(conversation_id)
-        if row is None:
-            raise _no_conversation(conversation_id)
-        return row
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _graph_data(stored: StoredArtifact) -> dict[str, Any]:
-    return load_graph(stored.artifact.parts[0].data)
-
-
-def _link_key(link: dict[str, Any]) -> tuple[Any, Any, Any]:
-    return link["source"], link["target"], link.get("label")
-
-
-def learned_since(earlier: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
-    """The nodes and links of `later` that `earlier` lacks, with the endpoints of those links."""
-    known_nodes = {node["id"] for node in earlier["nodes"]}
-    known_links = {_link_key(link) for link in earlier["links"]}
-    links = [link for link in later["links"] if _link_key(link) not in known_links]
-    wanted = {node for link in links for node in (link["source"], link["target"])}
-    nodes = [
-        node for node in later["nodes"] if node["id"] not in known_nodes or node["id"] in wanted
-    ]
-    return {"nodes": nodes, "links": links}
-
-
-def _message(
-    conversation_id: str,
-    seq: int,
-    *,
-    role: str,
-    content: str,
-    status: MessageStatus = MessageStatus.COMPLETE,
-    artifacts: list[dict[str, Any]] | None = None,
-    graph_version: int | None = None,
-) -> Message:
-    return Message(
-        id=str(uuid.uuid4()),
-        conversation_id=conversation_id,
-        seq=seq,
-        role=role,
-        content=content,
-        status=status.value,
-        artifacts=artifacts or [],
-        graph_version=graph_version,
-        created_at=_now(),
-    )
-
-
-def _title(message: str) -> str:
-    first = " ".join(message.split())
-    return first if len(first) <= TITLE_CHARS else first[: TITLE_CHARS - 1] + "…"
 
 
 def _response(
@@ -563,40 +262,3 @@ def _fallback_text(status: MessageStatus) -> str:
     if status is MessageStatus.FAILED:
         return "(The turn failed; see the error event.)"
     return "(No answer.)"
-
-
-def _no_conversation(conversation_id: str) -> NotFound:
-    return NotFound(f"No conversation '{conversation_id}'")
-
-
-def _conversation_json(row: Conversation) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "title": row.title,
-        "mode": row.mode,
-        "createdAt": row.created_at.isoformat(),
-        "updatedAt": row.updated_at.isoformat(),
-    }
-
-
-def _message_json(row: Message) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "role": row.role,
-        "content": row.content,
-        "status": row.status,
-        "graphVersion": row.graph_version,
-        "createdAt": row.created_at.isoformat(),
-    }
-
-
-def _call_json(row: ToolCallRecord) -> dict[str, Any]:
-    return {
-        "callId": row.call_id,
-        "step": row.step,
-        "tool": f"{row.server}.{row.tool}",
-        "arguments": row.arguments,
-        "isError": row.is_error,
-        "durationMs": round(row.duration_ms, 2),
-        "result": row.result_text,
-    }

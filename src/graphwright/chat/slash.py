@@ -8,16 +8,21 @@ tool's input schema declares (numbers, booleans, JSON arrays and objects, or `a,
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from graphwright.chat.mcp_manager import ToolSpec
 from graphwright.errors import InvalidInput
 
+if TYPE_CHECKING:  # the terminal chat reads commands from text, without the MCP client
+    from graphwright.chat.mcp_manager import ToolSpec
+
 HELP = "help"
+# A command as `dotted` names it, in running text (`/kg.queryNeighbors`, not a path's `a/b.c`).
+_NAMED = re.compile(r"(?<![\w/])/[A-Za-z][\w-]*\.[A-Za-z][\w-]*")
 _TRUE = {"true", "yes", "y", "1", "on"}
 _FALSE = {"false", "no", "n", "0", "off"}
 
@@ -39,6 +44,11 @@ def command_lines(text: str) -> list[str]:
 
 def dotted(spec: ToolSpec) -> str:
     return f"{spec.server}.{spec.name}"
+
+
+def slash_words(text: str, known: set[str]) -> set[str]:
+    """`known` and the slash commands (`/server.tool`) that `text` names, for completion."""
+    return known | set(_NAMED.findall(text))
 
 
 def parse(line: str, tools: dict[str, ToolSpec]) -> SlashCall:

@@ -41,8 +41,11 @@ from graphwright.chat.models import Mode
 from graphwright.chat.modes import (
     ARTIFACTS_SERVER,
     GRAPH_SERVER,
+    MODE_HEADINGS,
+    mode_hint,
     model_facing_schema,
     orchestrated,
+    other_mode,
     redacted,
     servers_for,
 )
@@ -50,22 +53,7 @@ from graphwright.chat.slash import command_lines, dotted, help_text, is_slash_me
 from graphwright.core.artifacts import ChatArtifact
 from graphwright.errors import InvalidInput
 from graphwright.mcpkit import readable_tool_error
-
-
-def _switch(mode: str) -> str:
-    return f'PATCH /api/conversations/<conversationId> with {{"mode": "{mode}"}}'
-
-
-MODE_HINTS = {
-    Mode.GRAPH: "'TOOL' is a graph tool, offered in Graph Mode only; switch this conversation to "
-    "Graph Mode first: " + _switch("graph_mode"),
-    Mode.NORMAL: "'TOOL' is not offered in Graph Mode, where only the graph tools are; switch "
-    "back to the normal mode first: " + _switch("normal"),
-}
-MODE_HEADINGS = {
-    Mode.GRAPH: f"In Graph Mode ({_switch('graph_mode')}):",
-    Mode.NORMAL: f"In the normal mode ({_switch('normal')}):",
-}
+from graphwright.miner.tags import tagged_message
 
 MAX_STEPS = 8
 PREVIEW_CHARS = 2000
@@ -107,6 +95,8 @@ class TurnContext:
     database_context: dict[str, Any] | None = None
     graph_version: Callable[[], Awaitable[int]] | None = None
     max_steps: int = MAX_STEPS
+    # The knowledge-miner tags the person chose: the model sees `#tag ...` before the text.
+    domain_tags: list[str] = field(default_factory=list)
 
 
 class Turn:
@@ -192,7 +182,9 @@ class Turn:
             try:
                 call = parse(line, by_name)
             except InvalidInput as exc:
-                message = self._mode_hint(line, by_name) or str(exc)
+                head = line[1:].split(" ", 1)[0]
+                hint = mode_hint(head, self.context.mode, by_name, self.manager.connections)
+                message = hint or str(exc)
                 self.emit("error", {"command": line, "message": message})
                 self._say(f"{line}\n{message}")
                 continue
@@ -204,19 +196,8 @@ class Turn:
             self._say(f"{line}\n{text}")
             await self._check_graph()
 
-    def _mode_hint(self, line: str, offered: dict[str, ToolSpec]) -> str | None:
-        """For a tool of the other mode: where it is offered and how to switch there."""
-        head = line[1:].split(" ", 1)[0]
-        server = head.split(".", 1)[0]
-        if head in offered or server not in self.manager.connections:
-            return None
-        other = Mode.NORMAL if self.graph_mode else Mode.GRAPH
-        if server not in servers_for(other, self.manager.connections):
-            return None
-        return MODE_HINTS[other].replace("TOOL", head)
-
     async def _help(self, tools: list[ToolSpec]) -> None:
-        other = Mode.NORMAL if self.graph_mode else Mode.GRAPH
+        other = other_mode(self.context.mode)
         other_tools, _ = await self.manager.tools(servers_for(other, self.manager.connections))
         heading = MODE_HEADINGS[other]
         note = ENABLE_MODEL_HINT if self.model is None else None
@@ -231,7 +212,7 @@ class Turn:
         messages: list[BaseMessage] = [
             SystemMessage(prompt),
             *self.context.history,
-            HumanMessage(self.context.message),
+            HumanMessage(tagged_message(self.context.message, self.context.domain_tags)),
         ]
         for step in range(1, self.context.max_steps + 1):
             self.emit("status", {"state": "thinking", "step": step})

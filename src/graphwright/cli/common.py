@@ -9,7 +9,7 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from typer.core import TyperCommand, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from graphwright.errors import GraphwrightError
 
@@ -35,12 +35,19 @@ def bad_input_exits(label: str = "") -> Iterator[None]:
 
 def _plain_metavars(params: list[Any]) -> list[Any]:
     """Help without Typer's `<bool>` and `<str>` markers: a flag shows nothing, an option that
-    takes a value shows its long name (`--output OUTPUT`) unless it has a metavar of its own."""
+    takes a value shows its long name (`--output OUTPUT`) unless it has a metavar of its own,
+    and an argument shows its name (`FILE...`), not its Python type (`<list[Path]>`)."""
     for param in params:
         if isinstance(param, TyperOption) and param.metavar is None:
             long = max(param.opts, key=len).lstrip("-") or param.name or "value"
             param.metavar = "" if param.is_flag else long.upper().replace("-", "_")
+        elif isinstance(param, TyperArgument):
+            param.display_type_rich = _no_type  # type: ignore[method-assign]
     return params
+
+
+def _no_type(ctx: Any) -> None:
+    return None
 
 
 class PlainCommand(TyperCommand):

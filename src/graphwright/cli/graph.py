@@ -1,8 +1,7 @@
 """`graphwright graph ...`: merge, convert and inspect knowledge-graph files.
 
-Files are read and written here; parsing, merging and formats are in `graphwright.core`. KGX
-comes as one file or as a pair: a directory holding `nodes.<ext>` and `edges.<ext>`, one of
-the pair's files, or a prefix `P` naming `P_nodes.<ext>` and `P_edges.<ext>`.
+Files are read and written in graph_files.py; parsing, merging and formats are in
+`graphwright.core`.
 """
 
 from __future__ import annotations
@@ -10,36 +9,34 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from graphwright.artifacts.collectors import is_tool_result, knowledge_in
 from graphwright.cli.common import PlainCommand, PlainGroup, bad_input_exits, console
-from graphwright.core.artifacts import KNOWLEDGE_GRAPH
+from graphwright.cli.graph_files import (
+    file_names,
+    input_pair,
+    output_format,
+    read_inputs,
+    read_one,
+    write_file,
+    write_output,
+)
 from graphwright.core.bibliography import CitationSet
 from graphwright.core.citation_files import write_citations
-from graphwright.core.formats import (
-    FORMATS,
-    PAIRED,
-    READABLE,
-    format_from_path,
-    get_format,
-    pair_file_names,
-    read_graph_pair,
-    read_graphs,
-    write_graph,
-    write_graph_pair,
-)
-from graphwright.core.graph import GraphFormatError, parse_json
+from graphwright.core.formats import FORMATS, READABLE, format_from_path, get_format
 from graphwright.core.merge import GraphAccumulator
-from graphwright.core.merge_files import merge_files
+from graphwright.core.merge_files import InferredNode, merge_files
+from graphwright.core.merge_rules import RefusedMerge
 from graphwright.core.stats import graph_stats
-from graphwright.errors import InvalidInput
 from graphwright.settings import get_settings
 from graphwright.sources.node_normalizer import NodeNormalizer, normalize_graphs
+
+if TYPE_CHECKING:
+    from graphwright.core.batch_merge import BatchMerge
 
 app = typer.Typer(
     help="Merge, convert and inspect knowledge-graph files.", no_args_is_help=True, cls=PlainGroup
@@ -98,15 +95,67 @@ def merge(
 ) -> None:
     """Merge graph files and tool results: nodes by id, links by source, label and target;
     citations by PMID, DOI or title."""
+    # the batch merge needs DuckDB: imported here, so that the rest of the CLI starts without it
+    from graphwright.cli.graph_batch import run_batch
+    from graphwright.core.batch_merge import batch_inputs
+
     if bibliography is not None:
         with bad_input_exits(bibliography):
             write_citations([], bibliography)  # refuse an unknown extension before any work
+    batch = batch_inputs(files, from_fmt, input_pair, normalize=normalize)
+    merged = None
+    if batch is not None:
+        with bad_input_exits(" ".join(map(str, files))):
+            merged = run_batch(batch, key_by_source=key_by_source, strict=strict)
+    if merged is not None:  # KGX files: merged in DuckDB (core/batch_merge)
+        with merged:
+            _print_notes(merged.inferred, merged.report.refused)
+            with bad_input_exits(output):
+                written = _write_batch(merged, output, output_format(output, fmt))
+            graph_count, counts, citations = len(batch), merged.counts(), CitationSet()
+    else:
+        graph_count, counts, citations, written = _merge_accumulated(
+            files, output, fmt, from_fmt, key_by_source=key_by_source, strict=strict,
+            normalize=normalize,
+        )  # fmt: skip
+    console.print(
+        f"Merged {graph_count} graph(s) from {len(files)} file(s) into {file_names(written)}: "
+        f"{counts[0]} nodes, {counts[1]} links",
+        highlight=False,
+        soft_wrap=True,
+    )
+    if bibliography is not None:
+        with bad_input_exits(bibliography):
+            write_file(Path(bibliography), write_citations(citations.to_list(), bibliography))
+        console.print(
+            f"Wrote {len(citations)} citations to {escape(bibliography)}", highlight=False
+        )
+    elif len(citations):
+        console.print(
+            f"{len(citations)} citations found; keep them with --bibliography refs.bib "
+            "(or .ris, .csv, .json)",
+            highlight=False,
+        )
+
+
+def _merge_accumulated(
+    files: list[Path],
+    output: str,
+    fmt: str | None,
+    from_fmt: str | None,
+    *,
+    key_by_source: bool,
+    strict: bool,
+    normalize: bool,
+) -> tuple[int, tuple[int, int], CitationSet, list[Path]]:
+    """Merge with GraphAccumulator (any input); return the graph count, node and link
+    counts, the citations found and the files written."""
     accumulator = GraphAccumulator(key_by_source=key_by_source)
     citations = CitationSet()
     named = []
     for path in files:
         with bad_input_exits(str(path)):
-            graphs, found = _read_inputs(path, from_fmt)
+            graphs, found = read_inputs(path, from_fmt)
             named.extend((path.name, graph) for graph in graphs)
             citations.add(found, path.name)
     graph_count = len(named)
@@ -117,35 +166,31 @@ def merge(
             console.print(escape(note), highlight=False, soft_wrap=True)
     with bad_input_exits(" ".join(map(str, files))):
         outcome = merge_files(accumulator, named, strict=strict)
+    _print_notes(outcome.inferred, accumulator.report.refused)
+    with bad_input_exits(output):
+        written = write_output(accumulator.to_graph(), output, output_format(output, fmt))
+    counts = (accumulator.node_count, accumulator.link_count)
+    return graph_count, counts, citations, written
+
+
+def _print_notes(inferred: list[InferredNode], refused: list[RefusedMerge]) -> None:
     notes = [
         f"{node.result_id}: no file holds {node.id}; added it as {node.category}"
-        for node in outcome.inferred
-    ] + [
-        f"kept {item.first} and {item.second} apart: {item.reason}"
-        for item in accumulator.report.refused
-    ]
+        for node in inferred
+    ] + [f"kept {item.first} and {item.second} apart: {item.reason}" for item in refused]
     for note in notes:
         console.print(escape(note), highlight=False, soft_wrap=True)
-    with bad_input_exits(output):
-        written = _write(accumulator.to_graph(), output, _output_format(output, fmt))
-    console.print(
-        f"Merged {graph_count} graph(s) from {len(files)} file(s) into {_names(written)}: "
-        f"{accumulator.node_count} nodes, {accumulator.link_count} links",
-        highlight=False,
-        soft_wrap=True,
-    )
-    if bibliography is not None:
-        with bad_input_exits(bibliography):
-            _write_file(Path(bibliography), write_citations(citations.to_list(), bibliography))
-        console.print(
-            f"Wrote {len(citations)} citations to {escape(bibliography)}", highlight=False
-        )
-    elif len(citations):
-        console.print(
-            f"{len(citations)} citations found; keep them with --bibliography refs.bib "
-            "(or .ris, .csv, .json)",
-            highlight=False,
-        )
+
+
+def _write_batch(merged: BatchMerge, output: str, fmt: str) -> list[Path]:
+    """A batch merge's graph: seed JSON streamed from DuckDB, other formats by their writers."""
+    from graphwright.cli.graph_batch import write_json
+
+    target = Path(output)
+    if fmt == "json" and not output.endswith(("/", os.sep)) and not target.is_dir():
+        write_json(merged, target)
+        return [target]
+    return write_output(merged.to_graph(), output, fmt)
 
 
 @app.command(cls=PlainCommand)
@@ -160,13 +205,13 @@ def convert(
 ) -> None:
     """Convert a graph from one format to another."""
     with bad_input_exits(str(source)):
-        graph = _read_one(source, from_fmt, strict=strict)
+        graph = read_one(source, from_fmt, strict=strict)
     with bad_input_exits(output):
         target_format = to or format_from_path(output)
         get_format(target_format)
-        written = _write(graph, output, target_format)
+        written = write_output(graph, output, target_format)
     console.print(
-        f"Wrote {_names(written)} ({target_format}): "
+        f"Wrote {file_names(written)} ({target_format}): "
         f"{len(graph['nodes'])} nodes, {len(graph['links'])} links",
         highlight=False,
         soft_wrap=True,
@@ -181,7 +226,7 @@ def stats(
 ) -> None:
     """Print counts, categories and the top-degree nodes of a graph."""
     with bad_input_exits(str(source)):
-        figures = graph_stats(_read_one(source, from_fmt), top=top)
+        figures = graph_stats(read_one(source, from_fmt), top=top)
     counts = Table(title=escape(str(source)), show_header=False)
     counts.add_row("nodes", str(figures.nodes))
     counts.add_row("links", str(figures.links))
@@ -227,150 +272,10 @@ def export(
         finally:
             db.dispose()
     with bad_input_exits(output):
-        written = _write(graph, output, _output_format(output, fmt))
+        written = write_output(graph, output, output_format(output, fmt))
     console.print(
-        f"Wrote {_names(written)}: {len(graph['nodes'])} nodes, {len(graph['links'])} links "
+        f"Wrote {file_names(written)}: {len(graph['nodes'])} nodes, {len(graph['links'])} links "
         f"({settings.data_location})",
         highlight=False,
         soft_wrap=True,
     )
-
-
-# -- files -----------------------------------------------------------------------------------
-
-
-def _read_one(path: Path, fmt: str | None, *, strict: bool = False) -> dict[str, Any]:
-    graphs = _read_graphs(path, fmt, strict=strict)
-    if len(graphs) != 1:
-        raise InvalidInput(
-            f"holds {len(graphs)} graphs; combine them with `graphwright graph merge`"
-        )
-    return graphs[0]
-
-
-def _read_inputs(path: Path, fmt: str | None) -> tuple[list[dict[str, Any]], list[Any]]:
-    """The graphs and citations of a graph file or an MCP tool-result JSON file."""
-    if fmt in (None, "json") and path.suffix.lower() == ".json" and path.is_file():
-        document = parse_json(_read_bytes(path))
-        if is_tool_result(document):
-            found = knowledge_in(document, name=path.name)
-            if found.errors:
-                raise InvalidInput(found.errors[0].message)
-            if not found.graphs and not found.citations:
-                raise InvalidInput(
-                    f"tool result holds no {KNOWLEDGE_GRAPH} artifact and no bibliography"
-                )
-            return found.graphs, found.citations
-    return _read_graphs(path, fmt, partial=True), []
-
-
-def _read_graphs(
-    path: Path, fmt: str | None, *, strict: bool = False, partial: bool = False
-) -> list[dict[str, Any]]:
-    """The graphs in `path`; a KGX nodes or edges file without its partner reads alone."""
-    if fmt is not None and fmt not in READABLE:
-        problem = f"{fmt} is write-only" if fmt in FORMATS else f"unknown format {fmt!r}"
-        raise InvalidInput(f"{problem}; --from takes one of: {', '.join(READABLE)}")
-    pair = _input_pair(path, fmt)
-    if pair is not None:
-        pair_format, nodes, edges = pair
-        return [
-            read_graph_pair(
-                _read_bytes(nodes) if nodes.is_file() else b"",
-                _read_bytes(edges) if edges.is_file() else b"",
-                pair_format,
-                strict=strict,
-                partial=partial,
-            )
-        ]
-    if path.is_dir():
-        raise InvalidInput("is a directory without KGX nodes and edges files")
-    return read_graphs(_read_bytes(path), fmt, name=path.name, strict=strict, partial=partial)
-
-
-def _input_pair(path: Path, fmt: str | None) -> tuple[str, Path, Path] | None:
-    """(format, nodes file, edges file) when `path` names a KGX pair of files that exist."""
-    for candidate in (fmt,) if fmt else PAIRED:
-        if candidate not in PAIRED:
-            continue
-        nodes_name, edges_name = pair_file_names(candidate)
-        if path.is_dir():
-            nodes, edges = _only(path, nodes_name), _only(path, edges_name)
-        elif path.name.endswith((nodes_name, edges_name)):
-            stem = path.name.removesuffix(nodes_name).removesuffix(edges_name)
-            nodes, edges = path.with_name(stem + nodes_name), path.with_name(stem + edges_name)
-        elif not path.exists():
-            nodes = path.with_name(f"{path.name}_{nodes_name}")
-            edges = path.with_name(f"{path.name}_{edges_name}")
-        else:
-            continue
-        if nodes is not None and edges is not None and (nodes.is_file() or edges.is_file()):
-            return candidate, nodes, edges
-    return None
-
-
-def _only(directory: Path, suffix: str) -> Path | None:
-    found = sorted(directory.glob(f"*{suffix}"))
-    return found[0] if len(found) == 1 else None
-
-
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise InvalidInput("no such file") from None
-    except OSError as exc:
-        raise InvalidInput(f"cannot read it: {exc.strerror}") from None
-
-
-def _output_format(output: str, fmt: str | None) -> str:
-    if fmt is not None:
-        get_format(fmt)
-        return fmt
-    try:
-        return format_from_path(output)
-    except GraphFormatError:
-        return "json"
-
-
-def _write(graph: dict[str, Any], output: str, fmt: str) -> list[Path]:
-    """Write `graph` to `output` in `fmt`; a KGX pair when `output` is a directory or a prefix."""
-    target = Path(output)
-    pair_target = fmt in PAIRED and (
-        output.endswith(("/", os.sep))
-        or target.is_dir()
-        or target.suffix == ""
-        or (fmt == "kgx-tsv" and target.suffix == ".tsv")
-        or (fmt == "kgx-jsonl" and target.suffix == ".jsonl")  # KGX reads the pair only
-    )
-    if not pair_target:
-        content = write_graph(graph, fmt)
-        _write_file(target, content)
-        return [target]
-    nodes_name, edges_name = pair_file_names(fmt)
-    if output.endswith(("/", os.sep)) or target.is_dir():
-        target.mkdir(parents=True, exist_ok=True)
-        paths = [target / nodes_name, target / edges_name]
-    else:
-        stem = target.with_suffix("").name if target.suffix else target.name
-        paths = [target.with_name(f"{stem}_{nodes_name}"), target.with_name(f"{stem}_{edges_name}")]
-    for path, content in zip(paths, write_graph_pair(graph, fmt), strict=True):
-        _write_file(path, content)
-    return paths
-
-
-def _write_file(path: Path, content: str | bytes) -> None:
-    """Write through a temporary file, so a failed write leaves no half-written output."""
-    data = content.encode() if isinstance(content, str) else content
-    temporary = path.with_name(f".{path.name}.tmp")
-    try:
-        temporary.write_bytes(data)
-        temporary.replace(path)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        raise InvalidInput(f"cannot write {path.name}: {exc.strerror}") from None
-
-
-def _names(paths: list[Path]) -> str:
-    """File names for a rich message (escaped: a name may hold [brackets])."""
-    return escape(" and ".join(str(path) for path in paths))

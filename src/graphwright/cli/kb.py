@@ -11,7 +11,7 @@ import getpass
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import anyio
 import orjson
@@ -19,11 +19,11 @@ import typer
 from rich.table import Table
 
 from graphwright.cli.common import bad_input_exits, console, fail
-from graphwright.db import Database
-from graphwright.knowledge.backends import open_backend
-from graphwright.knowledge.schemas import PublicationRequestView, QueryAnswer
-from graphwright.knowledge.service import KnowledgeService
 from graphwright.settings import get_settings
+
+if TYPE_CHECKING:  # the knowledge room is loaded by the kb command that runs, not by the CLI
+    from graphwright.knowledge.schemas import PublicationRequestView, QueryAnswer
+    from graphwright.knowledge.service import KnowledgeService
 
 app = typer.Typer(help="Publish, read and query knowledge assets (DKG-compatible).")
 T = TypeVar("T")
@@ -31,6 +31,10 @@ T = TypeVar("T")
 
 @asynccontextmanager
 async def _knowledge() -> AsyncIterator[KnowledgeService]:
+    from graphwright.db import Database
+    from graphwright.knowledge.backends import open_backend
+    from graphwright.knowledge.service import KnowledgeService
+
     settings = get_settings()
     db = Database(settings.resolved_database_url)
     service = KnowledgeService.from_settings(db, open_backend(settings), settings)

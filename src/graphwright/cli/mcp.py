@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from graphwright import mcp_registry, mcpkit
+from graphwright import mcp_registry
 from graphwright.cli.common import bad_input_exits, console
 
 LIST = "list"
@@ -20,6 +20,8 @@ def mcp(
         for server_name in mcp_registry.names():
             console.print(server_name, highlight=False)
         return
+    from graphwright import mcpkit  # the MCP SDK, for this command only
+
     with bad_input_exits():
         server = mcp_registry.create(name)
     mcpkit.run_stdio(server)

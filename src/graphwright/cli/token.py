@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from graphwright.auth.service import AuthService
 from graphwright.cli.common import PlainCommand, PlainGroup, bad_input_exits, console, fail
-from graphwright.db import Database
-from graphwright.settings import get_settings
+from graphwright.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from graphwright.auth.service import AuthService
 
 app = typer.Typer(
     help="Mint, list and revoke bearer tokens for the API.", no_args_is_help=True, cls=PlainGroup
@@ -20,6 +23,20 @@ app = typer.Typer(
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([smhdw]?)\s*$")
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+@contextmanager
+def _auth(settings: Settings) -> Iterator[AuthService]:
+    """The token service on the configured database (loaded here: the CLI's other commands need
+    no database)."""
+    from graphwright.auth.service import AuthService
+    from graphwright.db import Database
+
+    db = Database(settings.resolved_database_url)
+    try:
+        yield AuthService(db)
+    finally:
+        db.dispose()
 
 
 def parse_ttl(text: str) -> timedelta:
@@ -43,12 +60,8 @@ def create(
     """Mint a token and print it alone on the last line (it is shown only once)."""
     lifetime = parse_ttl(ttl) if ttl else None
     settings = get_settings()
-    with bad_input_exits("token"):
-        db = Database(settings.resolved_database_url)
-        try:
-            token = AuthService(db).mint(conversation_id=conversation, ttl=lifetime, label=label)
-        finally:
-            db.dispose()
+    with bad_input_exits("token"), _auth(settings) as auth:
+        token = auth.mint(conversation_id=conversation, ttl=lifetime, label=label)
     console.print(f"Using {settings.data_location}", highlight=False, soft_wrap=True)
     scope = f"conversation '{conversation}'" if conversation else "every conversation"
     expiry = f", expires in {ttl}" if ttl else ""
@@ -63,12 +76,8 @@ def create(
 def list_tokens() -> None:
     """List the tokens that have not expired (ids, labels, scopes; never the tokens)."""
     settings = get_settings()
-    with bad_input_exits("token"):
-        db = Database(settings.resolved_database_url)
-        try:
-            tokens = AuthService(db).list_tokens()
-        finally:
-            db.dispose()
+    with bad_input_exits("token"), _auth(settings) as auth:
+        tokens = auth.list_tokens()
     console.print(f"Using {settings.data_location}", highlight=False, soft_wrap=True)
     table = Table("id", "label", "conversation", "created", "expires", "state")
     for info in tokens:
@@ -90,10 +99,6 @@ def revoke(
 ) -> None:
     """Revoke a token by its id; requests with it get 401 from then on."""
     settings = get_settings()
-    with bad_input_exits("token"):
-        db = Database(settings.resolved_database_url)
-        try:
-            AuthService(db).revoke(token_id)
-        finally:
-            db.dispose()
+    with bad_input_exits("token"), _auth(settings) as auth:
+        auth.revoke(token_id)
     console.print(f"Revoked token {token_id} ({settings.data_location}).", highlight=False)

@@ -12,7 +12,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import orjson
+
 from graphwright.core.bibliography import citation_pmid, normalize_doi
+from graphwright.core.ids import normalize_pmid
 from graphwright.errors import InvalidInput
 
 Citation = dict[str, Any]
@@ -38,6 +41,45 @@ def pubmed_url(citation: Citation) -> str | None:
 def doi_url(citation: Citation) -> str | None:
     doi = normalize_doi(citation.get("doi"))
     return f"https://doi.org/{doi}" if doi else None
+
+
+def read_citations(text: str) -> list[Citation] | None:
+    """The citations of a bibliography artifact's JSON text (its objects); None when the text is
+    not JSON."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return [c for c in value if isinstance(c, dict)] if isinstance(value, list) else []
+
+
+def citation_row(citation: Citation) -> dict[str, Any]:
+    """The citation as a row of a bibliography table: short authors, bare PMID, links."""
+    names = authors(citation)
+    pmid = normalize_pmid(citation.get("pmid"), bare_digits=True)
+    return {
+        "title": str(citation.get("title") or ""),
+        "authors": ", ".join(names[:3]) + (" et al." if len(names) > 3 else ""),
+        "journal": str(citation.get("journal") or ""),
+        "year": str(citation.get("year") or ""),
+        "pmid": pmid.removeprefix("PMID:") if pmid else "",
+        "pubmed": pubmed_url(citation) or "",
+        "doi": doi_url(citation) or "",
+        "synthetic": bool(citation.get("synthetic")),
+    }
+
+
+def pmid_links(values: Any) -> list[tuple[str, str]]:
+    """(text, url) for each piece of evidence: PMIDs link to PubMed, URLs to themselves."""
+    found = []
+    for value in values if isinstance(values, list) else [values]:
+        pmid = normalize_pmid(value, bare_digits=True)
+        if pmid:
+            number = pmid.split(":", 1)[1]
+            found.append((pmid, f"https://pubmed.ncbi.nlm.nih.gov/{number}/"))
+        elif isinstance(value, str) and value.startswith(("https://", "http://")):
+            found.append((value, value))
+    return found
 
 
 def _text(citation: Citation, key: str) -> str:

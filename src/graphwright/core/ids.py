@@ -36,6 +36,11 @@ _RESOLVERS = re.compile(
     r"https?://(?:www\.)?(?:identifiers\.org|bioregistry\.io|n2t\.net)/([^/:]+:[^/]+)/?",
     re.IGNORECASE,
 )
+# identifiers.org's older form, namespace then id; some ids repeat their prefix
+# (`/mondo/MONDO:0005148`), as the namespace's own ids do.
+_LEGACY_IDENTIFIERS_ORG = re.compile(
+    r"https?://(?:www\.)?identifiers\.org/([^/:]+)/([^/]+)/?", re.IGNORECASE
+)
 # URI forms the resolver pattern above handles, or that no tool gives as a node id.
 _REDUNDANT_URI = re.compile(
     r"https?://(?:www\.)?(?:identifiers\.org/[^/]*:|bioregistry\.io/|n2t\.net/|bio2rdf\.org/"
@@ -180,6 +185,9 @@ def uri_to_curie(uri: str) -> str | None:
     if resolved:
         curie = resolved.group(1)
         return normalize_curie(curie) if canonical_prefix(curie.partition(":")[0]) else None
+    legacy = _legacy_identifiers_org(uri)
+    if legacy:
+        return legacy
     compressed = converter().compress(uri) or converter().compress(_other_scheme(uri))
     if compressed:
         return normalize_curie(compressed)
@@ -187,6 +195,18 @@ def uri_to_curie(uri: str) -> str | None:
     if obo and canonical_prefix(obo.group(1)):
         return normalize_curie(f"{obo.group(1)}:{obo.group(2)}")
     return None
+
+
+def _legacy_identifiers_org(uri: str) -> str | None:
+    match = _LEGACY_IDENTIFIERS_ORG.fullmatch(uri)
+    prefix = canonical_prefix(match.group(1)) if match else None
+    if match is None or prefix is None:
+        return None
+    local = match.group(2)
+    embedded, sep, rest = local.partition(":")
+    if sep and canonical_prefix(embedded) == prefix:
+        local = rest
+    return normalize_curie(f"{prefix}:{local}")
 
 
 def curie_to_uri(curie: str) -> str | None:

@@ -72,7 +72,7 @@ class LinkTable:
         self._source = Column(np.int64)
         self._target = Column(np.int64)
         self._kind = Column(np.int64)
-        self._evidence = Column(object)  # a tuple of evidence items, or None
+        self._evidence = Column(object)  # a tuple of evidence items (empty: none)
         self._labels: dict[int, Any] = {}  # a label not stored as its kind's (absent, empty, ...)
         self._fields: dict[int, Record] = {}  # fields besides the four, and conflicts
         self.folded: dict[int, int] = {}  # link index -> the index it was folded into
@@ -117,7 +117,9 @@ class LinkTable:
         self._target.extend(target[positions])
         kind_of = map(numbers.__getitem__, map(kinds.__getitem__, positions.tolist()))
         self._kind.extend(np.fromiter(kind_of, dtype=np.int64, count=len(positions)))
-        self._evidence.extend(np.empty(len(positions), dtype=object))
+        no_evidence = np.empty(len(positions), dtype=object)
+        no_evidence.fill(())
+        self._evidence.extend(no_evidence)
         if self._adjacent is not None:
             self._index_adjacent(self._adjacent, range(start, len(self)))
         return list(map(created.get, keys, found)), start
@@ -127,27 +129,31 @@ class LinkTable:
     ) -> None:
         """Union each link's evidence into its stored evidence (`canonical`: every item is a
         `PMID:<digits>` string in a list, so items compare as they are)."""
-        if not indexes:
+        given = list(compress(range(len(evidence)), evidence))  # links with any evidence
+        if not given:
             return
+        where = list(map(indexes.__getitem__, given))
         column = self._evidence.array
-        stored = column[np.array(indexes, dtype=np.intp)].tolist()
+        stored = column[np.array(where, dtype=np.intp)].tolist()
         changed: dict[int, tuple[Any, ...]] = {}  # a link may come twice in one result
-        for index, current, items in zip(indexes, stored, evidence, strict=True):
-            if not items:
-                continue
+        for index, current, items in zip(
+            where, stored, map(evidence.__getitem__, given), strict=True
+        ):
             current = changed.get(index, current)
             if not canonical:
-                merged = union_evidence(current or (), _evidence_items(items))
+                merged = union_evidence(current, _evidence_items(items))
             elif not current:
                 merged = tuple(dict.fromkeys(items)) if len(items) > 1 else tuple(items)
+            elif len(items) == 1:
+                merged = current if items[0] in current else (*current, items[0])
             else:
                 added = dict.fromkeys(item for item in items if item not in current)
                 merged = (*current, *added) if added else current
             if merged is not current:
                 changed[index] = merged
         if changed:
-            where = np.fromiter(changed, dtype=np.intp, count=len(changed))
-            column[where] = np.fromiter(changed.values(), dtype=object, count=len(changed))
+            at = np.fromiter(changed, dtype=np.intp, count=len(changed))
+            column[at] = np.fromiter(changed.values(), dtype=object, count=len(changed))
 
     def merge_link(self, index: int, link: Record, label: Any, *, created: bool) -> None:
         """A link with an unusual label or fields besides source, target, label and evidence."""
@@ -185,31 +191,58 @@ class LinkTable:
         self, indexes: range, provenance: list[tuple[str, ...]], names: list[str], *, fresh: bool
     ) -> list[Record]:
         """The live links among `indexes` as seed links (`fresh`: with lists of their own)."""
-        first, stop = indexes.start, indexes.stop
-        rows = zip(
-            indexes,
-            self._source.array[first:stop].tolist(),
-            self._target.array[first:stop].tolist(),
-            self._kind.array[first:stop].tolist(),
-            self._evidence.array[first:stop].tolist(),
-            strict=True,
-        )
-        kind_labels, labels, fields, folded = (
-            self._kind_labels, self._labels, self._fields, self.folded
-        )  # fmt: skip
+        sources, targets, kinds, evidence = self.columns(indexes.start, indexes.stop)
+        kind_labels, special, folded = self._kind_labels, self.special, self.folded
         records = []
-        for index, source, target, kind, items in rows:
-            if index in folded:
+        for index, source, target, kind, items in zip(
+            indexes, sources, targets, kinds, evidence, strict=True
+        ):
+            if index in special:
+                if index not in folded:
+                    records.append(self.record(index, provenance[index], names, fresh=fresh))
                 continue
             ids = provenance[index]
-            link = {"source": names[source], "target": names[target],
-                    "label": labels.get(index, kind_labels[kind]),
-                    "evidence": (list(items) if fresh else items) if items else [],
-                    PROVENANCE: list(ids) if fresh else ids}  # fmt: skip
-            if index in labels or index in fields:
-                _finish_unusual(link, fields.get(index))
-            records.append(link)
+            records.append({"source": names[source], "target": names[target],
+                            "label": kind_labels[kind],
+                            "evidence": list(items) if fresh else items,
+                            PROVENANCE: list(ids) if fresh else ids})  # fmt: skip
         return records
+
+    def record(
+        self, index: int, provenance: tuple[str, ...], names: list[str], *, fresh: bool
+    ) -> Record:
+        """One link as a seed link, whatever its shape."""
+        items = self._evidence.array[index]
+        link = {"source": names[self._source.array[index]],
+                "target": names[self._target.array[index]],
+                "label": self._labels.get(index, self._kind_labels[self._kind.array[index]]),
+                "evidence": list(items) if fresh else items}  # fmt: skip
+        if link["label"] is NO_LABEL:
+            del link["label"]
+        fields = self._fields.get(index)
+        if fields:
+            link.update((name, owned("", value)) for name, value in fields.items())
+        link[PROVENANCE] = list(provenance) if fresh else provenance
+        return link
+
+    @property
+    def special(self) -> set[int]:
+        """Links that are folded, or whose label or fields are not the usual four."""
+        return self._labels.keys() | self._fields.keys() | self.folded.keys()
+
+    @property
+    def kind_labels(self) -> list[Any]:
+        """Kind number -> the label part of its links' keys."""
+        return self._kind_labels
+
+    def columns(self, start: int, stop: int) -> tuple[list[int], list[int], list[int], list[Any]]:
+        """Source and target node indexes, kind numbers and evidence of links `start:stop`."""
+        return (
+            self._source.array[start:stop].tolist(),
+            self._target.array[start:stop].tolist(),
+            self._kind.array[start:stop].tolist(),
+            self._evidence.array[start:stop].tolist(),
+        )
 
     def _kind_number(self, kind: Hashable) -> int:
         number = self._kind_of.get(kind)
@@ -222,7 +255,7 @@ class LinkTable:
     def _fold(self, kept: int, other: int) -> None:
         column = self._evidence.array
         if column[other]:
-            column[kept] = union_evidence(column[kept] or (), column[other])
+            column[kept] = union_evidence(column[kept], column[other])
         fields = self._fields.pop(other, None)
         if fields:
             record = self._fields.setdefault(kept, {})
@@ -266,16 +299,6 @@ def _pair_keys(source: np.ndarray, target: np.ndarray) -> np.ndarray:
     """`_pair_key` of each source and target (numpy's uint64 product wraps modulo 2**64)."""
     pairs = ((source << _NODE_BITS) | target).astype(np.uint64)
     return (pairs ^ (pairs >> np.uint64(_NODE_BITS))) * np.uint64(_SCRAMBLE)
-
-
-def _finish_unusual(link: Record, fields: Record | None) -> None:
-    """Drop a label the input did not have; add the link's other fields before provenance."""
-    provenance = link.pop(PROVENANCE)
-    if link["label"] is NO_LABEL:
-        del link["label"]
-    if fields:
-        link.update((name, owned("", value)) for name, value in fields.items())
-    link[PROVENANCE] = provenance
 
 
 def _evidence_items(evidence: Any) -> Any:

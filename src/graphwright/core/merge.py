@@ -13,17 +13,15 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-import orjson
 
 from graphwright.core.graph import check_graph, graph_lists, parse_json
 from graphwright.core.ids import normalize_curie, pick_leader, prefix_rank
 from graphwright.core.link_table import Carried, LinkTable, move_carried
+from graphwright.core.merge_json import graph_json, links_json
 from graphwright.core.merge_links import Links, plain_node_ids, read_links
-from graphwright.core.merge_provenance import ResultIds, carry, fold_roots, with_carried
+from graphwright.core.merge_provenance import Provenance, carry, provenance
 from graphwright.core.merge_rules import (
     EQUIVALENT_IDS,
-    XREF,
-    XREF_LABEL,
     MergeReport,
     RefusedMerge,
     declared_ids,
@@ -41,9 +39,9 @@ from graphwright.core.merge_values import (
     node_snapshot,
     owned,
 )
+from graphwright.core.merge_xrefs import xref_links, xref_pairs
 
 _NODE_FIXED = frozenset({"id", EQUIVALENT_IDS, PROVENANCE, CONFLICTS})
-_JSON_SLICE = 10_000
 
 
 class GraphAccumulator:
@@ -66,7 +64,9 @@ class GraphAccumulator:
         self._typed_ids: set[str] = set()  # ids whose own nodes came with a category
 
         self._result_ids: list[str] = []  # add number -> result id
-        self._touched: list[tuple[np.ndarray, np.ndarray]] = []  # add number -> node, link indexes
+        # add number -> the node and link indexes that add touched
+        self._touched_nodes: list[np.ndarray] = []
+        self._touched_links: list[np.ndarray] = []
         self._normalized: dict[str, str] = {}
         self._parent: dict[str, str] = {}
         self._members: dict[str, list[str]] = {}
@@ -123,71 +123,42 @@ class GraphAccumulator:
             self._result_ids.append(result_id if result_id is not None else f"result-{number + 1}")
             local = self._add_nodes(nodes, raws, number)
             indexes = self._add_links(links, read, local, number)
-            touched_nodes = np.fromiter(local.values(), dtype=np.intp, count=len(local))
-            self._touched.append((touched_nodes, np.array(indexes, dtype=np.intp)))
+            self._touched_nodes.append(np.fromiter(local.values(), dtype=np.intp, count=len(local)))
+            self._touched_links.append(np.array(indexes, dtype=np.intp))
 
     def to_graph(self) -> dict[str, list[Record]]:
         """The merged graph in first-seen order, as new dicts and lists the caller may change."""
-        node_ids, link_ids = self._provenance()
+        node_provenance, link_provenance = self._provenance()
+        node_ids, link_ids = node_provenance.tuples(), link_provenance.tuples()
         with _collector_paused():
             names = [record["id"] for record in self._nodes]
             return {
                 "nodes": [fresh_copy(record, node_ids[index]) for index, record in self._live()],
                 "links": [
                     *self._links.records(range(len(self._links)), link_ids, names, fresh=True),
-                    *self._xref_records(node_ids, fresh=True),
+                    *self._xref_records(names, node_ids, fresh=True),
                 ],
             }
 
     def to_json(self) -> bytes:
         """The merged graph serialised as seed graph JSON."""
-        node_ids, link_ids = self._provenance()
+        node_provenance, link_provenance = self._provenance()
+        node_ids = node_provenance.tuples()
         with _collector_paused():
             nodes = [{**record, PROVENANCE: node_ids[index]} for index, record in self._live()]
             names = [record["id"] for record in self._nodes]
-            links = []
-            # in slices, so that the link dicts built for the output stay few
-            for start in range(0, len(self._links), _JSON_SLICE):
-                indexes = range(start, min(start + _JSON_SLICE, len(self._links)))
-                chunk = self._links.records(indexes, link_ids, names, fresh=False)
-                if chunk:
-                    links.append(orjson.dumps(chunk)[1:-1])
-            xrefs = self._xref_records(node_ids, fresh=False)
-            if xrefs:
-                links.append(orjson.dumps(xrefs)[1:-1])
-        return b'{"nodes":%b,"links":[%b]}' % (orjson.dumps(nodes), b",".join(links))
+            links = links_json(self._links, names, link_provenance)
+            return graph_json(nodes, links, self._xref_records(names, node_ids, fresh=False))
 
-    # -- provenance ------------------------------------------------------------------------------
-
-    def _provenance(self) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
-        """Each node's and link's result ids (by index), from the indexes each add touched."""
-        words = max(1, -(-len(self._result_ids) // 64))
-        node_masks = np.zeros((len(self._nodes), words), dtype=np.uint64)
-        link_masks = np.zeros((len(self._links), words), dtype=np.uint64)
-        node_root = fold_roots(len(self._nodes), self._folded_nodes)
-        link_root = fold_roots(len(self._links), self._links.folded)
-        for number, (nodes, links) in enumerate(self._touched):
-            word, bit = divmod(number, 64)
-            flag = np.uint64(1 << bit)
-            node_masks[node_root[nodes], word] |= flag
-            link_masks[link_root[links], word] |= flag
+    def _provenance(self) -> tuple[Provenance, Provenance]:
+        """Each node's and link's result ids, from the indexes each add touched."""
+        nodes, links, ids = self._nodes, self._links, self._result_ids
         return (
-            self._decode(node_masks, self._carried_nodes),
-            self._decode(link_masks, self._links.carried),
+            provenance(
+                self._touched_nodes, len(nodes), self._folded_nodes, self._carried_nodes, ids
+            ),
+            provenance(self._touched_links, len(links), links.folded, links.carried, ids),
         )
-
-    def _decode(
-        self, masks: np.ndarray, carried: dict[int, list[Carried]]
-    ) -> list[tuple[str, ...]]:
-        values = masks[:, 0].tolist()
-        for word in range(1, masks.shape[1]):
-            high = masks[:, word].tolist()
-            values = [low | part << 64 * word for low, part in zip(values, high, strict=True)]
-        ids = ResultIds(self._result_ids)
-        decoded = list(map(ids.__getitem__, values))
-        for index, entries in carried.items():
-            decoded[index] = with_carried(values[index], entries, self._result_ids)
-        return decoded
 
     # -- identifiers -----------------------------------------------------------------------------
 
@@ -365,37 +336,17 @@ class GraphAccumulator:
             self._refused.add(pair)
             self.report.refused.append(RefusedMerge(a, b, reason))
 
-    # -- xref links --------------------------------------------------------------------------
+    # -- xref links (core/merge_xrefs.py) -------------------------------------------------------
 
     def _xref_pairs(self) -> list[tuple[int, int]]:
-        """(node, node it names in `xref`) for the merged nodes, each pair once: an xref is a
-        link between two nodes of the graph, not a merge (docs/merge.md)."""
         if not self._xref_links:
             return []
-        pairs: dict[tuple[int, int], None] = {}
-        for index, record in self._live():
-            if XREF not in record:
-                continue
-            for xref in declared_ids(record, (XREF,)):
-                target = self._node_at.get(self._leader(xref))
-                if target is not None and target != index:
-                    pairs[(index, target)] = None
-        return list(pairs)
+        return xref_pairs(self._live(), lambda xref: self._node_at.get(self._leader(xref)))
 
     def _xref_records(
-        self, node_ids: list[tuple[str, ...]], *, fresh: bool
-    ) -> list[dict[str, Any]]:
-        names = [record["id"] for record in self._nodes]
-        return [
-            {
-                "source": names[source],
-                "target": names[target],
-                "label": XREF_LABEL,
-                "evidence": [],
-                PROVENANCE: list(node_ids[source]) if fresh else node_ids[source],
-            }
-            for source, target in self._xref_pairs()
-        ]
+        self, names: list[str], node_ids: list[tuple[str, ...]], *, fresh: bool
+    ) -> list[Record]:
+        return xref_links(self._xref_pairs(), names, node_ids, fresh=fresh)
 
     # -- links -----------------------------------------------------------------------------------
 

@@ -1,13 +1,15 @@
 """Provenance of merged nodes and links: which tool results contributed to each.
 
 `GraphAccumulator` keeps, per add, the indexes it touched; these helpers turn those into result
-ids (bit masks decoded once per distinct mask), and keep the ids a merged graph carried when
-it is added again.
+ids (bit masks decoded once per distinct mask, with numpy), and keep the ids a merged graph
+carried when it is added again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import compress
 
 import numpy as np
 
@@ -27,7 +29,54 @@ def carry(
             table.setdefault(index, []).append((number, ids, before))
 
 
-def fold_roots(size: int, folded: dict[int, int]) -> np.ndarray:
+@dataclass(slots=True)
+class Provenance:
+    """The result ids of each item (node or link) by index: `distinct[of_item[index]]`."""
+
+    distinct: list[tuple[str, ...]]
+    of_item: np.ndarray
+
+    def tuples(self) -> list[tuple[str, ...]]:
+        return list(map(self.distinct.__getitem__, self.of_item.tolist()))
+
+
+def provenance(
+    touched: Sequence[np.ndarray],
+    size: int,
+    folded: dict[int, int],
+    carried: dict[int, list[Carried]],
+    result_id_of: list[str],
+) -> Provenance:
+    """The result ids of `size` items, in add order, each once, from the item indexes each add
+    touched (`touched`, by add number); an item folded into another counts for that one.
+
+    One row of bits per item (bit n: add n touched it) is built with numpy; each distinct row
+    is decoded once."""
+    adds = len(result_id_of)
+    roots = _fold_roots(size, folded)
+    masks = np.zeros((size, max(1, -(-adds // 64))), dtype=np.uint64)
+    for number, indexes in enumerate(touched):
+        word, bit = divmod(number, 64)
+        masks[roots[indexes], word] |= np.uint64(1 << bit)
+    if masks.shape[1] == 1:  # up to 64 adds: sorting plain ints is much faster than rows
+        distinct_masks, of_item = np.unique(masks[:, 0], return_inverse=True)
+        distinct_masks = distinct_masks[:, np.newaxis]
+    else:
+        distinct_masks, of_item = np.unique(masks, axis=0, return_inverse=True)
+    of_item = of_item.reshape(-1)
+    # one byte per bit (little-endian words: bit n of a mask is column n)
+    flags = np.unpackbits(
+        np.ascontiguousarray(distinct_masks, dtype="<u8").view(np.uint8), axis=1, bitorder="little"
+    )[:, :adds].tolist()
+    distinct = [tuple(dict.fromkeys(compress(result_id_of, row))) for row in flags]
+    for index, entries in carried.items():
+        numbers = compress(range(adds), flags[of_item[index]])
+        of_item[index] = len(distinct)
+        distinct.append(_with_carried(numbers, entries, result_id_of))
+    return Provenance(distinct, of_item)
+
+
+def _fold_roots(size: int, folded: dict[int, int]) -> np.ndarray:
     """index -> the live index it was folded into (itself if not folded)."""
     roots = np.arange(size, dtype=np.intp)
     for index in folded:
@@ -38,10 +87,13 @@ def fold_roots(size: int, folded: dict[int, int]) -> np.ndarray:
     return roots
 
 
-def with_carried(mask: int, entries: list[Carried], result_id_of: list[str]) -> tuple[str, ...]:
-    """Result ids in add order, each add's carried ids before or after its own result id."""
+def _with_carried(
+    numbers: Iterable[int], entries: list[Carried], result_id_of: list[str]
+) -> tuple[str, ...]:
+    """The result ids of the adds `numbers` (in add order), each add's carried ids before or
+    after its own result id."""
     ids: dict[str, None] = {}
-    for number in bits(mask):
+    for number in numbers:
         added = [entry for entry in entries if entry[0] == number]
         for _, carried, before in added:
             if before:
@@ -51,23 +103,3 @@ def with_carried(mask: int, entries: list[Carried], result_id_of: list[str]) -> 
             if not before:
                 ids.update(dict.fromkeys(carried))
     return tuple(ids)
-
-
-def bits(mask: int) -> Iterator[int]:
-    while mask:
-        lowest = mask & -mask
-        yield lowest.bit_length() - 1
-        mask ^= lowest
-
-
-class ResultIds(dict[int, tuple[str, ...]]):
-    """`ids[mask]`: the result ids of the adds whose bits are set, in add order, each once;
-    each distinct mask is decoded once."""
-
-    def __init__(self, result_id_of: list[str]) -> None:
-        super().__init__()
-        self._result_id_of = result_id_of
-
-    def __missing__(self, mask: int) -> tuple[str, ...]:
-        ids = self[mask] = tuple(dict.fromkeys(self._result_id_of[n] for n in bits(mask)))
-        return ids

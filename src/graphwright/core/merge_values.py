@@ -152,10 +152,21 @@ def _merge_property(record: Record, field: str, value: Any) -> None:
 
 
 def _record_conflict(record: Record, field: str, value: Any) -> None:
-    conflicts = record.setdefault(CONFLICTS, {})
+    conflicts = record.get(CONFLICTS)
+    if not isinstance(conflicts, dict):  # none yet, or an input's text: not a record of them
+        conflicts = record[CONFLICTS] = {}
     values = conflicts.get(field)
-    if values is None:
+    if not isinstance(values, list):
+        # none yet, or one value an input gave (read as merge_conflicts reads an incoming
+        # one): the kept value comes first
+        given = values
         values = conflicts[field] = [record.get(field)]
+        if given is not None:
+            _add_new(values, given)
+    _add_new(values, value)
+
+
+def _add_new(values: list[Any], value: Any) -> None:
     key = hash_key(value)
     if all(hash_key(seen) != key for seen in values):
         values.append(value)

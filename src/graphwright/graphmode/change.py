@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from graphwright.db import Database
 from graphwright.errors import Conflict, InvalidInput, NotFound
@@ -30,6 +30,19 @@ class VersionConflict(Conflict):
     """The write named a version the graph is no longer at."""
 
     code = "version_conflict"
+
+
+class GraphMoved(Exception):
+    """A write prepared from the graph at one version found it at another (internal: the
+    writer prepares again)."""
+
+
+class Prepared(Protocol):
+    """Work prepared outside the write transaction (an ImportPlan): from the graph at `version`,
+    dated `now`, the time the version it makes is stamped with."""
+
+    version: int
+    now: datetime
 
 
 @dataclass
@@ -89,9 +102,16 @@ class GraphServiceBase:
         actor: str,
         expected_version: int | None,
         build: Callable[[Change], T],
+        *,
+        prepared: Prepared | None = None,
     ) -> Written[T]:
+        """Run `build` in one write transaction that makes the graph's next version.
+
+        `prepared` is the work `build` writes, prepared outside the transaction; GraphMoved says
+        the graph has moved on since.
+        """
         conversation_key(conversation_id)
-        now = utc_now()
+        now = prepared.now if prepared is not None else utc_now()
         with self._db.write() as session:
             repo = GraphRepository(session)
             project = repo.lock_project(conversation_id, now)
@@ -101,6 +121,8 @@ class GraphServiceBase:
                     "reload it and try again",
                     current_version=project.version,
                 )
+            if prepared is not None and prepared.version != project.version:
+                raise GraphMoved(conversation_id)
             change = Change(repo, project.id, project.version + 1, now)
             try:
                 result = build(change)

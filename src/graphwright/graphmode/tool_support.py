@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 
 from graphwright import mcpkit
-from graphwright.errors import InvalidInput
+from graphwright.errors import InvalidInput, problems
 from graphwright.graphmode import summary
 from graphwright.graphmode.client import (
     BackendResolver,
@@ -350,11 +350,7 @@ def build(model: type[M], **fields: Any) -> M:
     try:
         return model(**{name: value for name, value in fields.items() if value is not None})
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
-            for err in exc.errors()
-        )
-        raise InvalidInput(problems) from None
+        raise InvalidInput("; ".join(problems(exc.errors(), whole="arguments"))) from None
 
 
 def node_line(node: Mapping[str, Any]) -> str:

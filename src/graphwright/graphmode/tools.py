@@ -12,6 +12,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
+from mcp_types import CallToolResult
 
 from graphwright import mcpkit
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
@@ -22,6 +23,12 @@ from graphwright.graphmode.tools_bulk import register_bulk
 from graphwright.graphmode.tools_edits import register_edits
 from graphwright.graphmode.tools_history import register_history
 from graphwright.graphmode.tools_reads import register_reads
+from graphwright.mcp_apps import (
+    GRAPH_MODE_VIEW,
+    KNOWLEDGE_GRAPH_VIEW,
+    ConversationDrawings,
+    ServerViews,
+)
 from graphwright.settings import Settings, get_settings
 
 
@@ -30,11 +37,20 @@ def graph_server(
 ) -> MCPServer[Any]:
     """The Graph Mode MCP server; `resolver` defaults to one built from the settings."""
     backends = resolver or BackendResolver(settings or get_settings())
-    server = mcpkit.new_server("graph", instructions=INSTRUCTIONS)
-    server.middleware.append(lift_database_context)
 
     def backend() -> GraphBackend:
         return resolve_backend(backends)
+
+    drawings = ConversationDrawings()
+
+    async def whole_graph(_result: CallToolResult) -> dict[str, Any]:
+        return await drawings.payload(backend())
+
+    views = ServerViews()
+    graph_view = views.link(KNOWLEDGE_GRAPH_VIEW, whole_graph)
+    editing_view = views.link(GRAPH_MODE_VIEW, whole_graph)
+    server = mcpkit.new_server("graph", instructions=INSTRUCTIONS, extensions=[views])
+    server.middleware.append(lift_database_context)
 
     @server.resource(
         "graph://{conversationId}",
@@ -49,6 +65,7 @@ def graph_server(
         except GraphwrightError as exc:
             raise ResourceError(str(exc)) from exc
 
-    for register in (register_edits, register_reads, register_bulk, register_history):
-        register(server, backend)
+    register_reads(server, backend, graph_view)
+    for register in (register_edits, register_bulk, register_history):
+        register(server, backend, editing_view)
     return server

@@ -30,10 +30,13 @@ from graphwright.graphmode.tool_support import (
 )
 
 
-def register_bulk(server: MCPServer[Any], backend: Callable[[], GraphBackend]) -> None:
-    """Add the bulk tools to `server`; `backend()` is the graph of the call."""
+def register_bulk(
+    server: MCPServer[Any], backend: Callable[[], GraphBackend], view: mcpkit.ToolView | None
+) -> None:
+    """Add the bulk tools to `server`; `backend()` is the graph of the call, `view` shows the
+    graph after each change."""
 
-    @mcpkit.tool(server, name="addMultipleNodes", annotations=WRITE)
+    @mcpkit.tool(server, name="addMultipleNodes", annotations=WRITE, view=view)
     async def add_multiple_nodes(
         nodes: Annotated[list[NodeSpec], Field(min_length=1, description="Nodes to add.")],
     ) -> Annotated[CallToolResult, ManyResult]:
@@ -45,7 +48,7 @@ def register_bulk(server: MCPServer[Any], backend: Callable[[], GraphBackend]) -
             structured=many_result(added, version),
         )
 
-    @mcpkit.tool(server, name="addMultipleEdges", annotations=WRITE)
+    @mcpkit.tool(server, name="addMultipleEdges", annotations=WRITE, view=view)
     async def add_multiple_edges(
         edges: Annotated[list[EdgeSpec], Field(min_length=1, description="Edges to add.")],
     ) -> Annotated[CallToolResult, ManyResult]:
@@ -56,7 +59,7 @@ def register_bulk(server: MCPServer[Any], backend: Callable[[], GraphBackend]) -
             structured=many_result(added, version),
         )
 
-    @mcpkit.tool(server, name="importFromJSON", annotations=WRITE)
+    @mcpkit.tool(server, name="importFromJSON", annotations=WRITE, view=view)
     async def import_from_json(
         graph: Annotated[
             dict[str, Any] | str,
@@ -84,7 +87,7 @@ def register_bulk(server: MCPServer[Any], backend: Callable[[], GraphBackend]) -
             structured=ImportResult(report=report, version=version),
         )
 
-    @mcpkit.tool(server, name="bulkRemoveNodes", annotations=DESTRUCTIVE)
+    @mcpkit.tool(server, name="bulkRemoveNodes", annotations=DESTRUCTIVE, view=view)
     async def bulk_remove_nodes(
         nodeIds: Annotated[list[str], Field(min_length=1, description="Ids of nodes to remove.")],
         preview: Annotated[bool, Field(description="Only report what would go.")] = False,
@@ -95,7 +98,7 @@ def register_bulk(server: MCPServer[Any], backend: Callable[[], GraphBackend]) -
         )
         return removal_result(removal, version)
 
-    @mcpkit.tool(server, name="bulkRemoveEdges", annotations=DESTRUCTIVE)
+    @mcpkit.tool(server, name="bulkRemoveEdges", annotations=DESTRUCTIVE, view=view)
     async def bulk_remove_edges(
         edgeIds: Annotated[list[str], Field(min_length=1, description="Ids of edges to remove.")],
         preview: Annotated[bool, Field(description="Only report what would go.")] = False,
@@ -104,7 +107,7 @@ def register_bulk(server: MCPServer[Any], backend: Callable[[], GraphBackend]) -
         removal, version = await backend().remove_edges(edgeIds, preview=preview)
         return removal_result(removal, version)
 
-    @mcpkit.tool(server, name="removeNodesByDegree", annotations=DESTRUCTIVE)
+    @mcpkit.tool(server, name="removeNodesByDegree", annotations=DESTRUCTIVE, view=view)
     async def remove_nodes_by_degree(
         minDegree: Annotated[
             int | None, Field(ge=0, description="Remove nodes with at least this many edges.")
@@ -127,7 +130,7 @@ def register_bulk(server: MCPServer[Any], backend: Callable[[], GraphBackend]) -
         removal, version = await backend().remove_nodes(selection, preview=preview)
         return removal_result(removal, version)
 
-    @mcpkit.tool(server, name="removeNodesByType", annotations=DESTRUCTIVE)
+    @mcpkit.tool(server, name="removeNodesByType", annotations=DESTRUCTIVE, view=view)
     async def remove_nodes_by_type(
         types: Annotated[
             list[str] | None, Field(description="Remove nodes of these types.")
@@ -145,7 +148,7 @@ def register_bulk(server: MCPServer[Any], backend: Callable[[], GraphBackend]) -
         removal, version = await backend().remove_nodes(selection, preview=preview)
         return removal_result(removal, version)
 
-    @mcpkit.tool(server, name="mergeNodes", annotations=DESTRUCTIVE)
+    @mcpkit.tool(server, name="mergeNodes", annotations=DESTRUCTIVE, view=view)
     async def merge_nodes(
         keepId: Annotated[str, Field(min_length=1, description="Id of the node that stays.")],
         removeIds: Annotated[

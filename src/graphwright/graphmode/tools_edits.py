@@ -33,10 +33,13 @@ from graphwright.graphmode.tool_support import (
 )
 
 
-def register_edits(server: MCPServer[Any], backend: Callable[[], GraphBackend]) -> None:
-    """Add the nodes and edges tools to `server`; `backend()` is the graph of the call."""
+def register_edits(
+    server: MCPServer[Any], backend: Callable[[], GraphBackend], view: mcpkit.ToolView | None
+) -> None:
+    """Add the nodes and edges tools to `server`; `backend()` is the graph of the call, `view`
+    shows the graph after each change."""
 
-    @mcpkit.tool(server, name="addNode", annotations=WRITE)
+    @mcpkit.tool(server, name="addNode", annotations=WRITE, view=view)
     async def add_node(
         label: Annotated[str, Field(min_length=1, description="Display name, e.g. 'TP53'.")],
         type: Annotated[
@@ -67,7 +70,7 @@ def register_edits(server: MCPServer[Any], backend: Callable[[], GraphBackend]) 
             structured=NodeResult(node=node, version=version),
         )
 
-    @mcpkit.tool(server, name="addEdge", annotations=WRITE)
+    @mcpkit.tool(server, name="addEdge", annotations=WRITE, view=view)
     async def add_edge(
         source: Annotated[str, Field(min_length=1, description="Id of the source node.")],
         target: Annotated[str, Field(min_length=1, description="Id of the target node.")],
@@ -96,7 +99,7 @@ def register_edits(server: MCPServer[Any], backend: Callable[[], GraphBackend]) 
             structured=EdgeResult(edge=edge, version=version),
         )
 
-    @mcpkit.tool(server, name="removeNode", annotations=DESTRUCTIVE)
+    @mcpkit.tool(server, name="removeNode", annotations=DESTRUCTIVE, view=view)
     async def remove_node(
         nodeId: Annotated[str, Field(min_length=1, description="Id of the node to remove.")],
     ) -> Annotated[CallToolResult, RemovalResult]:
@@ -110,7 +113,7 @@ def register_edits(server: MCPServer[Any], backend: Callable[[], GraphBackend]) 
             structured=removal_summary(removal, version),
         )
 
-    @mcpkit.tool(server, name="removeEdge", annotations=DESTRUCTIVE)
+    @mcpkit.tool(server, name="removeEdge", annotations=DESTRUCTIVE, view=view)
     async def remove_edge(
         edgeId: Annotated[str, Field(min_length=1, description="Id of the edge to remove.")],
     ) -> Annotated[CallToolResult, RemovalResult]:
@@ -124,7 +127,7 @@ def register_edits(server: MCPServer[Any], backend: Callable[[], GraphBackend]) 
             structured=removal_summary(removal, version),
         )
 
-    @mcpkit.tool(server, name="updateNode", annotations=WRITE_IDEMPOTENT)
+    @mcpkit.tool(server, name="updateNode", annotations=WRITE_IDEMPOTENT, view=view)
     async def update_node(
         nodeId: Annotated[str, Field(min_length=1, description="Id of the node to change.")],
         label: Annotated[str | None, Field(min_length=1, description="New display name.")] = None,
@@ -148,7 +151,7 @@ def register_edits(server: MCPServer[Any], backend: Callable[[], GraphBackend]) 
             structured=NodeResult(node=node, version=version),
         )
 
-    @mcpkit.tool(server, name="updateEdge", annotations=WRITE_IDEMPOTENT)
+    @mcpkit.tool(server, name="updateEdge", annotations=WRITE_IDEMPOTENT, view=view)
     async def update_edge(
         edgeId: Annotated[str, Field(min_length=1, description="Id of the edge to change.")],
         source: Annotated[

@@ -38,16 +38,19 @@ from graphwright.graphmode.tool_support import (
 )
 
 
-def register_history(server: MCPServer[Any], backend: Callable[[], GraphBackend]) -> None:
-    """Add the version and analysis tools to `server`; `backend()` is the graph of the call."""
+def register_history(
+    server: MCPServer[Any], backend: Callable[[], GraphBackend], view: mcpkit.ToolView | None
+) -> None:
+    """Add the version and analysis tools to `server`; `backend()` is the graph of the call,
+    `view` shows the graph after undo, redo, a revert or a layout."""
 
-    @mcpkit.tool(server, name="undo", annotations=DESTRUCTIVE)
+    @mcpkit.tool(server, name="undo", annotations=DESTRUCTIVE, view=view)
     async def undo() -> Annotated[CallToolResult, ChangeResult]:
         """Undo the latest change still in effect (itself recorded as a new version)."""
         change, version = await backend().undo()
         return change_result("Undid", change, version)
 
-    @mcpkit.tool(server, name="redo", annotations=DESTRUCTIVE)
+    @mcpkit.tool(server, name="redo", annotations=DESTRUCTIVE, view=view)
     async def redo() -> Annotated[CallToolResult, ChangeResult]:
         """Redo the change undone last (only right after undo; a new edit drops the redo)."""
         change, version = await backend().redo()
@@ -64,7 +67,7 @@ def register_history(server: MCPServer[Any], backend: Callable[[], GraphBackend]
         text = f"The graph is at version {page.version}; {page.total} change{plural(page.total)}."
         return mcpkit.tool_result("\n".join([text, *lines]), structured=page)
 
-    @mcpkit.tool(server, name="revertToVersion", annotations=DESTRUCTIVE_IDEMPOTENT)
+    @mcpkit.tool(server, name="revertToVersion", annotations=DESTRUCTIVE_IDEMPOTENT, view=view)
     async def revert_to_version(
         version: Annotated[int, Field(ge=0, description="The version to go back to.")],
     ) -> Annotated[CallToolResult, ChangeResult]:
@@ -143,7 +146,7 @@ def register_history(server: MCPServer[Any], backend: Callable[[], GraphBackend]
         )
         return mcpkit.tool_result("\n".join([text, *lines]), structured=found)
 
-    @mcpkit.tool(server, name="applyLayout", annotations=WRITE_IDEMPOTENT)
+    @mcpkit.tool(server, name="applyLayout", annotations=WRITE_IDEMPOTENT, view=view)
     async def apply_layout(
         layout: Annotated[
             Literal["force", "hierarchical", "circular"],

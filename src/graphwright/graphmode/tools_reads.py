@@ -29,10 +29,13 @@ from graphwright.graphmode.tool_support import (
 )
 
 
-def register_reads(server: MCPServer[Any], backend: Callable[[], GraphBackend]) -> None:
-    """Add the reading tools to `server`; `backend()` is the graph of the call."""
+def register_reads(
+    server: MCPServer[Any], backend: Callable[[], GraphBackend], view: mcpkit.ToolView | None
+) -> None:
+    """Add the reading tools to `server`; `backend()` is the graph of the call, `view` draws
+    the whole graph next to getGraphState's summary."""
 
-    @mcpkit.tool(server, name="getGraphState", annotations=READ)
+    @mcpkit.tool(server, name="getGraphState", annotations=READ, view=view)
     async def get_graph_state(
         tokenBudget: Annotated[
             int,

@@ -8,11 +8,10 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
-from graphwright.auth.api import conversation_principal, current_principal
+from graphwright.auth.api import Caller, conversation_principal
 from graphwright.auth.models import Principal
-from graphwright.auth.service import AuthService
-from graphwright.envelope import failure, ok
-from graphwright.errors import Forbidden, InvalidInput
+from graphwright.envelope import Limit, Offset, failure, ok
+from graphwright.errors import InvalidInput
 from graphwright.graphmode.service import GraphService
 from graphwright.knowledge.schemas import (
     ApproveInput,
@@ -21,7 +20,7 @@ from graphwright.knowledge.schemas import (
     RejectInput,
     RequestPage,
 )
-from graphwright.knowledge.service import KnowledgeService
+from graphwright.knowledge.service import KnowledgeService, decider
 from graphwright.knowledge.sparql import NotAcceptable, check_query, negotiate, serialize_answer
 
 router = APIRouter(prefix="/api/knowledge", tags=["knowledge"])
@@ -32,20 +31,6 @@ def get_knowledge_service(request: Request) -> KnowledgeService:
 
 
 Service = Annotated[KnowledgeService, Depends(get_knowledge_service)]
-Caller = Annotated[Principal, Depends(current_principal)]
-Offset = Annotated[int, Query(ge=0, le=1_000_000)]
-Limit = Annotated[int, Query(ge=1, le=500)]
-
-
-def _person(principal: Principal) -> str:
-    """Approving publishes for everyone to read: a token scoped to one conversation (the kind
-    the chat hands the model's graph tools) may not do it."""
-    if principal.conversation_id is not None:
-        raise Forbidden(
-            "Approving or rejecting a publication needs an unscoped token: this one is "
-            f"limited to conversation '{principal.conversation_id}'"
-        )
-    return principal.actor
 
 
 # -- assets ----------------------------------------------------------------------------------
@@ -175,18 +160,13 @@ def list_requests(
     offset: Offset = 0,
     limit: Limit = 50,
 ) -> Response:
-    requests, total = service.list_requests(
-        status=status, conversation_id=caller.conversation_id, offset=offset, limit=limit
-    )
+    requests, total = service.requests_for(caller, status=status, offset=offset, limit=limit)
     return ok(RequestPage(requests=requests, total=total))
 
 
 @router.get("/requests/{request_id}", summary="One publication request")
 def get_request(request_id: str, service: Service, caller: Caller) -> Response:
-    request = service.get_request(request_id)
-    if caller.conversation_id is not None:
-        AuthService.authorize(caller, request.conversation_id or "")
-    return ok(request)
+    return ok(service.request_for(caller, request_id))
 
 
 @router.post("/requests/{request_id}/approve", summary="Approve: publish (optionally edited)")
@@ -196,7 +176,7 @@ async def approve_request(
     caller: Caller,
     body: ApproveInput | None = None,
 ) -> Response:
-    approver = _person(caller)
+    approver = decider(caller)
     content = body.content if body else None
     return ok(await service.approve(request_id, approver=approver, content=content))
 
@@ -205,7 +185,7 @@ async def approve_request(
 def reject_request(
     request_id: str, body: RejectInput, service: Service, caller: Caller
 ) -> Response:
-    return ok(service.reject(request_id, by=_person(caller), reason=body.reason))
+    return ok(service.reject(request_id, by=decider(caller), reason=body.reason))
 
 
 @router.post(

@@ -124,11 +124,17 @@ def metadata_query(collection: Ual) -> str:
     return f"SELECT ?p ?o WHERE {{ GRAPH <{v.METADATA_GRAPH}> {{ {_iri(collection)} ?p ?o }} }}"
 
 
+def _later_states(collection: Ual) -> str:
+    """The collections (?later) that revise `collection`, directly or through other revisions."""
+    return f"GRAPH <{v.METADATA_GRAPH}> {{ ?later <{v.WAS_REVISION_OF}>+ {_iri(collection)} }}"
+
+
 def later_states_query(collection: Ual) -> str:
-    return (
-        f"SELECT (COUNT(DISTINCT ?later) AS ?n) WHERE {{ GRAPH <{v.METADATA_GRAPH}> "
-        f"{{ ?later <{v.WAS_REVISION_OF}>+ {_iri(collection)} }} }}"
-    )
+    return f"SELECT (COUNT(DISTINCT ?later) AS ?n) WHERE {{ {_later_states(collection)} }}"
+
+
+def later_states_list_query(collection: Ual) -> str:
+    return f"SELECT DISTINCT ?later WHERE {{ {_later_states(collection)} }}"
 
 
 def content_query(graphs: Iterable[str]) -> str:

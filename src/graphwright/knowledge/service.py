@@ -1,5 +1,5 @@
-"""Knowledge-base rules: nothing is published without an approved publication request; reads and
-read-only SPARQL go to whichever backend the settings chose.
+"""Knowledge-base rules: nothing is published without an approved publication request. The
+reads (assets, metadata, states, read-only SPARQL) are KnowledgeReads', which this extends.
 
 A publish is a small saga over two stores: the request is marked `publishing` (one SQL
 transaction), the collection is written (one triple-store transaction), and the request is marked
@@ -11,46 +11,36 @@ it is not and the request waits for approval again.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from datetime import UTC, datetime
 from importlib import resources
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import orjson
-import pyoxigraph as ox
-from pyld import jsonld
 from sqlalchemy.exc import IntegrityError
 
+from graphwright.auth.models import Principal
+from graphwright.auth.service import AuthService, person
 from graphwright.db import Database
 from graphwright.errors import Conflict, GraphwrightError, InvalidInput, NotFound
 from graphwright.knowledge import layout
 from graphwright.knowledge.backends import KnowledgeBackend, NumberTaken
-from graphwright.knowledge.jsonld import (
-    AssetDraft,
-    checked_drafts,
-    default_title,
-    graph_document,
-    load_document,
-)
+from graphwright.knowledge.jsonld import AssetDraft, checked_drafts, default_title, graph_document
 from graphwright.knowledge.models import PublicationRequest, RequestStatus
+from graphwright.knowledge.reads import KnowledgeReads
 from graphwright.knowledge.repository import RequestRepository
-from graphwright.knowledge.schemas import (
-    AssetContent,
-    AssetMetadata,
-    CollectionSummary,
-    PublicationRequestView,
-    PublishedCollection,
-    QueryAnswer,
-)
+from graphwright.knowledge.schemas import PublicationRequestView, PublishedCollection
 from graphwright.knowledge.ual import Ual
 from graphwright.settings import Settings
 
-T = TypeVar("T")
 NUMBER_ATTEMPTS = 5
 DECIDED = (RequestStatus.PUBLISHED, RequestStatus.REJECTED, RequestStatus.PUBLISHING)
-JSONLD_CONTEXT = "https://schema.org/"
 SAMPLE_DATA_ACTOR = "graphwright sample data"
+
+
+def decider(principal: Principal) -> str:
+    """Who approves or rejects: approving publishes for everyone to read."""
+    return person(principal, "Approving or rejecting a publication")
 
 
 def _now() -> datetime:
@@ -61,7 +51,7 @@ def _view(row: PublicationRequest) -> PublicationRequestView:
     return PublicationRequestView.model_validate(row, from_attributes=True)
 
 
-class KnowledgeService:
+class KnowledgeService(KnowledgeReads):
     def __init__(
         self,
         db: Database,
@@ -70,10 +60,7 @@ class KnowledgeService:
         row_limit: int = 1000,
         timeout: float = 10.0,
     ) -> None:
-        self._db = db
-        self.backend = backend
-        self.row_limit = row_limit
-        self.timeout = timeout
+        super().__init__(db, backend, row_limit=row_limit, timeout=timeout)
         self._started = False
         self._starting = anyio.Lock()
 
@@ -152,6 +139,22 @@ class KnowledgeService:
     def get_request(self, request_id: str) -> PublicationRequestView:
         with self._db.read() as session:
             return _view(self._row(RequestRepository(session), request_id))
+
+    def requests_for(
+        self, caller: Principal, *, status: str | None = None, offset: int = 0, limit: int = 50
+    ) -> tuple[list[PublicationRequestView], int]:
+        """The requests `caller` may see: a token scoped to one conversation sees only the
+        requests filed from that conversation."""
+        return self.list_requests(
+            status=status, conversation_id=caller.conversation_id, offset=offset, limit=limit
+        )
+
+    def request_for(self, caller: Principal, request_id: str) -> PublicationRequestView:
+        """One request, if `caller` may see it (as `requests_for`)."""
+        request = self.get_request(request_id)
+        if caller.conversation_id is not None:
+            AuthService.authorize(caller, request.conversation_id or "")
+        return request
 
     async def approve(
         self, request_id: str, *, approver: str, content: Any | None = None
@@ -310,10 +313,6 @@ class KnowledgeService:
             raise NotFound(f"No publication request {request_id}")
         return row
 
-    @staticmethod
-    async def _sync(fn: Callable[..., T], *args: Any) -> T:
-        return await anyio.to_thread.run_sync(fn, *args)
-
     async def load_sample_data(self) -> int:
         """Publish the bundled sample assets into an empty knowledge base; how many collections."""
         if await self.backend.collections(search=None, offset=0, limit=1):
@@ -354,54 +353,3 @@ class KnowledgeService:
             source="graph mode",
             conversation_id=conversation_id,
         )
-
-    # -- reads ---------------------------------------------------------------------------------
-
-    async def get_asset(self, ual: str, *, include_private: bool = False) -> AssetContent:
-        parsed = Ual.parse(ual)
-        content = await self.backend.get(parsed)
-        if include_private:
-            content.private = await self._sync(self._private_triples, parsed)
-        return content
-
-    async def get_jsonld(self, ual: str, *, include_private: bool = False) -> dict[str, Any]:
-        """The asset as compact JSON-LD (schema.org as the vocabulary)."""
-        content = await self.get_asset(ual, include_private=include_private)
-        nquads = "\n".join(content.public + content.private) + "\n"
-        options = {"format": "application/n-quads", "documentLoader": load_document}
-        expanded = jsonld.from_rdf(nquads, options)
-        compact = jsonld.compact(expanded, JSONLD_CONTEXT, {"documentLoader": load_document})
-        return {**compact, "@context": JSONLD_CONTEXT}
-
-    def _private_triples(self, ual: Ual) -> list[str]:
-        with self._db.read() as session:
-            row = RequestRepository(session).by_ual(str(ual.collection))
-        if row is None or not row.private_triples:
-            return []
-        if ual.is_collection:
-            return [line for lines in row.private_triples.values() for line in lines]
-        return list(row.private_triples.get(str(ual), []))
-
-    async def metadata(self, ual: str) -> AssetMetadata:
-        return await self.backend.metadata(Ual.parse(ual))
-
-    async def query(
-        self, sparql: str, *, limit: int | None = None, timeout: float | None = None
-    ) -> QueryAnswer:
-        """A read-only query: at most the configured rows and time, whatever the caller asks."""
-        rows = min(limit or self.row_limit, self.row_limit)
-        return await self.backend.query(sparql, limit=rows, timeout=timeout or self.timeout)
-
-    async def collections(
-        self, *, search: str | None = None, offset: int = 0, limit: int = 50
-    ) -> list[CollectionSummary]:
-        return await self.backend.collections(search=search, offset=offset, limit=limit)
-
-    async def export(self, fmt: str = "nquads") -> bytes:
-        nquads = await self.backend.export()
-        if fmt == "nquads":
-            return nquads
-        if fmt == "trig":
-            quads = ox.parse(nquads, ox.RdfFormat.N_QUADS)
-            return ox.serialize(quads, format=ox.RdfFormat.TRIG)
-        raise InvalidInput(f"Unknown export format '{fmt}': use nquads or trig")

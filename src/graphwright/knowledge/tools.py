@@ -17,7 +17,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from graphwright import mcpkit
+from graphwright import mcp_http, mcpkit
 from graphwright.auth.service import AuthService
 from graphwright.db import Database
 from graphwright.knowledge.backends import open_backend
@@ -117,7 +117,8 @@ class KnowledgeReader:
             "GRAPHWRIGHT_SPARQL_UPDATE_URL": "",
             "GRAPHWRIGHT_SPARQL_TOKEN": token,
         }
-        return cls({"knowledge": env}, lambda: auth.revoke_token(token))
+        # The miner's server reads the same way; its approvals publish in the app itself.
+        return cls({"knowledge": env, "miner": env}, lambda: auth.revoke_token(token))
 
 
 def knowledge_server(
@@ -211,7 +212,7 @@ def knowledge_server(
 
         The JSON-LD is checked now: an error names what does not expand.
         """
-        principal = mcpkit.http_principal(ctx) if ctx else None
+        principal = mcp_http.http_principal(ctx) if ctx else None
         request = knowledge.request_publication(
             jsonld,
             requested_by=principal.actor if principal else "mcp",

@@ -15,6 +15,13 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from graphwright import mcpkit
+from graphwright.mcp_apps import (
+    BIBLIOGRAPHY_VIEW,
+    KNOWLEDGE_GRAPH_VIEW,
+    ServerViews,
+    bibliography_payload,
+    knowledge_graph_payload,
+)
 from graphwright.settings import Settings, get_settings
 from graphwright.sources import models
 from graphwright.sources.kg import MAX_HOPS
@@ -78,13 +85,16 @@ def literature_server(
 ) -> MCPServer[Any]:
     """PubMed search and retrieval (NCBI E-utilities; bundled sample corpus offline)."""
     literature = service or LiteratureService.from_settings(settings or get_settings())
+    views = ServerViews()
+    view = views.link(BIBLIOGRAPHY_VIEW, bibliography_payload)
     server = mcpkit.new_server(
         "literature",
         instructions="Search PubMed and fetch citations. Results come with a bibliography "
         "artifact that the person sees; cite articles by PMID.",
+        extensions=[views],
     )
 
-    @mcpkit.tool(server, name="searchPubMed", annotations=READ_REMOTE)
+    @mcpkit.tool(server, name="searchPubMed", annotations=READ_REMOTE, view=view)
     async def search_pubmed(
         query: Annotated[
             str,
@@ -105,7 +115,7 @@ def literature_server(
         result = await literature.search(query, maxResults)
         return _bibliography(result, f"PubMed results for: {query}")
 
-    @mcpkit.tool(server, name="getArticles", annotations=READ_REMOTE)
+    @mcpkit.tool(server, name="getArticles", annotations=READ_REMOTE, view=view)
     async def get_articles(
         pmids: Annotated[
             list[str],
@@ -281,13 +291,16 @@ def kg_server(
 ) -> MCPServer[Any]:
     """Biomedical knowledge graph: neighbours, paths and name resolution."""
     knowledge = service or KnowledgeGraphService.from_settings(settings or get_settings())
+    views = ServerViews()
+    view = views.link(KNOWLEDGE_GRAPH_VIEW, knowledge_graph_payload)
     server = mcpkit.new_server(
         "kg",
         instructions="Explore a biomedical knowledge graph (genes, diseases, drugs, processes). "
         "Resolve names to CURIEs with resolveName; results come as knowledge-graph artifacts.",
+        extensions=[views],
     )
 
-    @mcpkit.tool(server, name="queryNeighbors", annotations=READ_REMOTE)
+    @mcpkit.tool(server, name="queryNeighbors", annotations=READ_REMOTE, view=view)
     async def query_neighbors(
         curieOrName: Annotated[
             str, Field(description="A CURIE such as NCBIGene:7157 or a name such as 'imatinib'.")
@@ -324,7 +337,7 @@ def kg_server(
         artifacts = _graph_artifact(title, answer.graph, result.source)
         return mcpkit.tool_result(text, structured=result, artifacts=artifacts)
 
-    @mcpkit.tool(server, name="findPaths", annotations=READ_REMOTE)
+    @mcpkit.tool(server, name="findPaths", annotations=READ_REMOTE, view=view)
     async def find_paths(
         source: Annotated[str, Field(description="Start entity: a CURIE or a name.")],
         target: Annotated[str, Field(description="End entity: a CURIE or a name.")],

@@ -14,7 +14,16 @@ from starlette.middleware.sessions import SessionMiddleware
 from starlette.routing import Match, Mount
 
 from graphwright.envelope import failure
-from graphwright.web import chat_page, conversations, graph_page, signin
+from graphwright.web import (
+    chat_page,
+    conversations,
+    graph_page,
+    knowledge_pages,
+    knowledge_requests,
+    knowledge_sparql,
+    miner_pages,
+    signin,
+)
 from graphwright.web.context import WebContext
 
 SESSION_COOKIE = "graphwright_session"
@@ -25,6 +34,10 @@ def register_pages(context: WebContext) -> None:
     conversations.register(context)
     chat_page.register(context)
     graph_page.register(context)
+    knowledge_pages.register(context)
+    knowledge_sparql.register(context)
+    knowledge_requests.register(context)
+    miner_pages.register(context)
 
 
 def mount(app: FastAPI) -> WebContext:

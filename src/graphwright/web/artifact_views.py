@@ -12,14 +12,18 @@ import orjson
 from nicegui import ui
 
 from graphwright.core.artifacts import BIBLIOGRAPHY, KNOWLEDGE_GRAPH, MARKDOWN, ChatArtifact
-from graphwright.core.citation_formats import WRITERS, doi_url, pubmed_url, write_citations
-from graphwright.core.citation_formats import authors as citation_authors
+from graphwright.core.citation_formats import (
+    WRITERS,
+    citation_row,
+    pmid_links,
+    read_citations,
+    write_citations,
+)
 from graphwright.core.formats import FORMATS, write_graph
 from graphwright.core.graph import load_graph
-from graphwright.core.ids import normalize_pmid
+from graphwright.drawing.layout import place
+from graphwright.drawing.options import categories, node_type
 from graphwright.web.common import guarded, markdown
-from graphwright.web.graph_layout import place
-from graphwright.web.graph_options import categories, node_type
 from graphwright.web.graph_view import GraphView
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -75,33 +79,9 @@ def raw(chat: ChatArtifact) -> None:
 # --- bibliography -------------------------------------------------------------------------------
 
 
-def _citations(chat: ChatArtifact) -> list[dict[str, Any]]:
-    try:
-        value = orjson.loads(chat.content)
-    except orjson.JSONDecodeError:
-        return []
-    return [c for c in value if isinstance(c, dict)] if isinstance(value, list) else []
-
-
 def bibliography(chat: ChatArtifact) -> None:
-    citations = _citations(chat)
-    rows = []
-    for index, citation in enumerate(citations):
-        pmid = normalize_pmid(citation.get("pmid"), bare_digits=True)
-        rows.append(
-            {
-                "key": index,
-                "title": str(citation.get("title") or ""),
-                "authors": ", ".join(citation_authors(citation)[:3])
-                + (" et al." if len(citation_authors(citation)) > 3 else ""),
-                "journal": str(citation.get("journal") or ""),
-                "year": str(citation.get("year") or ""),
-                "pmid": pmid.removeprefix("PMID:") if pmid else "",
-                "pubmed": pubmed_url(citation) or "",
-                "doi": doi_url(citation) or "",
-                "synthetic": bool(citation.get("synthetic")),
-            }
-        )
+    citations = read_citations(chat.content) or []
+    rows = [{"key": index, **citation_row(c)} for index, c in enumerate(citations)]
     with ui.row().classes("items-center gap-2"):
         ui.label(f"{len(rows)} references").classes("font-medium")
         for fmt, (_, extension, media_type) in WRITERS.items():
@@ -138,19 +118,6 @@ def bibliography(chat: ChatArtifact) -> None:
 
 
 # --- knowledge graph ----------------------------------------------------------------------------
-
-
-def pmid_links(values: Any) -> list[tuple[str, str]]:
-    """(text, url) for each piece of evidence: PMIDs link to PubMed, URLs to themselves."""
-    found = []
-    for value in values if isinstance(values, list) else [values]:
-        pmid = normalize_pmid(value, bare_digits=True)
-        if pmid:
-            number = pmid.split(":", 1)[1]
-            found.append((pmid, f"https://pubmed.ncbi.nlm.nih.gov/{number}/"))
-        elif isinstance(value, str) and value.startswith(("https://", "http://")):
-            found.append((value, value))
-    return found
 
 
 class KnowledgeGraphArtifact:

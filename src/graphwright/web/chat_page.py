@@ -3,6 +3,7 @@ slash-command completion, and beside it the artifacts panel (or, in Graph Mode, 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import orjson
@@ -14,6 +15,7 @@ from graphwright.chat.models import ChatRequest, ConversationPatch, Mode
 from graphwright.chat.modes import servers_for
 from graphwright.chat.slash import dotted, usage
 from graphwright.errors import GraphwrightError
+from graphwright.miner.tags import GLOBAL_THREAD, tagged_message
 from graphwright.web.artifacts_panel import ArtifactsPanel
 from graphwright.web.common import (
     MODE_NAMES,
@@ -29,9 +31,14 @@ from graphwright.web.common import (
 )
 from graphwright.web.context import WebContext
 from graphwright.web.graph_editor import GraphEditor
+from graphwright.web.miner_pages import TagBar
+from graphwright.web.miner_workspace import Workspace
+
+logger = logging.getLogger(__name__)
 
 HINTS_SHOWN = 8
 RESULT_PREVIEW = 1500
+MINER_TOOL = "knowledge-miner"
 
 
 def register(context: WebContext) -> None:
@@ -54,13 +61,27 @@ def register(context: WebContext) -> None:
             ui.link("Back to the conversations", "/")
             return None
         frame(context, principal, conversation["title"] or conversation_id)
-        ChatPage(context, principal, conversation)
+        ChatPage(context, principal, conversation, known_tags=await _known_tags(context))
         return None
+
+
+async def _known_tags(context: WebContext) -> list[str]:
+    """Tags that already have memory notes, for the tag bar (none if the store cannot open)."""
+    try:
+        return [tag for tag in await context.miner.memory() if tag != GLOBAL_THREAD]
+    except Exception:
+        logger.warning("The miner's memory could not be listed for the tag bar", exc_info=True)
+        return []
 
 
 class ChatPage:
     def __init__(
-        self, context: WebContext, principal: Principal, conversation: dict[str, Any]
+        self,
+        context: WebContext,
+        principal: Principal,
+        conversation: dict[str, Any],
+        *,
+        known_tags: list[str],
     ) -> None:
         self.context = context
         self.principal = principal
@@ -81,6 +102,15 @@ class ChatPage:
                 ui.link("Open the graph editor full width", f"/c/{self.conversation_id}/graph")
         with ui.splitter(value=42).classes("w-full h-[calc(100vh-140px)]") as splitter:
             with splitter.before, ui.column().classes("w-full h-full no-wrap p-2"):
+                self.workspace = Workspace(context.miner, principal)
+                self.tag_bar = TagBar(
+                    context.miner,
+                    self.workspace,
+                    known=known_tags,
+                    composer_text=lambda: self.input.value or "",
+                    principal=principal,
+                )
+                self.workspace.card.move(target_index=-1)
                 self.messages = ui.column().classes("w-full grow overflow-auto gap-2")
                 self.messages.mark("messages").props('data-testid="messages"')
                 self._composer()
@@ -166,7 +196,8 @@ class ChatPage:
         text = (self.input.value or "").strip()
         if not text:
             return
-        request = ChatRequest(conversation_id=self.conversation_id, message=text)
+        tags = list(self.tag_bar.selected)
+        request = ChatRequest(conversation_id=self.conversation_id, message=text, domain_tags=tags)
         try:
             handle = await self.context.chat.start_turn(request, actor=self.principal.actor)
         except GraphwrightError as exc:
@@ -175,7 +206,7 @@ class ChatPage:
         self.input.value = ""
         self.hints.clear()
         with self.messages:
-            self._bubble("user", text)
+            self._bubble("user", tagged_message(text, tags))
             turn = TurnView(self)
         self.cancel_button.set_visibility(True)
         self.send_button.disable()  # one turn at a time; the stop button cancels it
@@ -264,6 +295,7 @@ class ChatPage:
 class ToolCard:
     def __init__(self, tool: str, arguments: dict[str, Any]) -> None:
         self.tool = tool
+        self.finished = False
         with (
             ui.expansion(f"{tool} · running", icon="build")
             .classes("w-full border rounded")
@@ -277,6 +309,7 @@ class ToolCard:
             self.result = ui.column().classes("w-full")
 
     def finish(self, *, is_error: bool, seconds: float, text: str) -> None:
+        self.finished = True
         state = "failed" if is_error else "done"
         self.expansion.text = f"{self.tool} · {state} in {seconds:.2f} s"
         self.expansion.props(f"icon={'error' if is_error else 'check_circle'}")
@@ -287,6 +320,12 @@ class ToolCard:
             ui.code(text[:RESULT_PREVIEW] + ("…" if len(text) > RESULT_PREVIEW else "")).classes(
                 "w-full text-xs"
             )
+
+    def cut_short(self, status: str) -> None:
+        """The turn ended (`status`: cancelled, failed...) before this call answered."""
+        self.finished = True
+        self.expansion.text = f"{self.tool} · {status}"
+        self.expansion.props("icon=block")
 
 
 class TurnView:
@@ -349,6 +388,8 @@ class TurnView:
             self.set_text(self.text + data.get("text", ""))
         elif kind == "tool_call":
             self.call_card(data["callId"], data["tool"], data.get("arguments", {}))
+            if data["tool"].endswith(MINER_TOOL):
+                self.page.workspace.watch_new_run()
         elif kind == "tool_result":
             card = self.cards.get(data["callId"])
             if card is not None:
@@ -366,5 +407,8 @@ class TurnView:
                 ).props('data-testid="turn-error"')
         elif kind == "done":
             self.status.text = "" if data["status"] == "complete" else data["status"]
+            for card in self.cards.values():
+                if not card.finished:
+                    card.cut_short(data["status"])
             if data["content"] and not self.text:
                 self.set_text(data["content"])

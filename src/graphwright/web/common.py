@@ -11,22 +11,31 @@ from typing import Any, ParamSpec, TypeVar
 
 import nh3
 from nicegui import app, ui
+from nicegui.element import Element
+from pydantic import ValidationError
 
 from graphwright.auth.models import Principal
 from graphwright.auth.service import AuthService
 from graphwright.chat.llm import ENABLE_MODEL_HINT
-from graphwright.errors import GraphwrightError
+from graphwright.errors import GraphwrightError, problems
 from graphwright.web.context import WebContext
 
 log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 T = TypeVar("T")
+E = TypeVar("E", bound=Element)
 
 SIGN_IN = "/signin"
+# NiceGUI's blue and Quasar's green and cyan carry white text at under 3.1:1; these darker
+# ones reach WCAG AA (4.5:1), as does the colour of links on white.
+PRIMARY = "#1d4ed8"
+POSITIVE = "#15803d"
+INFO = "#0369a1"
 MODE_NAMES = {"normal": "Normal", "graph_mode": "Graph Mode"}
 # Tool results are markdown with headings: keep them at reading size inside messages.
-CHAT_CSS = """
+PAGE_CSS = """
+.nicegui-link { color: #1d4ed8; }
 .nicegui-markdown h1 { font-size: 1.25rem; line-height: 1.6rem; margin: 0.4rem 0; }
 .nicegui-markdown h2 { font-size: 1.1rem; line-height: 1.4rem; margin: 0.4rem 0; }
 .nicegui-markdown h3, .nicegui-markdown h4 { font-size: 1rem; margin: 0.3rem 0; }
@@ -49,6 +58,15 @@ async def io(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise ActionFailed(str(exc)) from exc
 
 
+async def call(pending: Awaitable[T]) -> T:
+    """Await an async service call; a refusal is shown and re-raised as ActionFailed (as `io`)."""
+    try:
+        return await pending
+    except GraphwrightError as exc:
+        notify_error(str(exc))
+        raise ActionFailed(str(exc)) from exc
+
+
 def notify_error(message: str) -> None:
     ui.notify(message, type="negative", multi_line=True, close_button="Close", timeout=8000)
 
@@ -64,11 +82,18 @@ def guarded(handler: Callable[P, Awaitable[Any]]) -> Callable[P, Awaitable[None]
             return
         except GraphwrightError as exc:
             notify_error(str(exc))
+        except ValidationError as exc:  # what was typed breaks a rule of a service's input
+            notify_error(invalid_input(exc))
         except Exception as exc:
             log.exception("A page action failed")
             notify_error(f"Something went wrong: {type(exc).__name__}. The server log has details.")
 
     return run
+
+
+def invalid_input(exc: ValidationError) -> str:
+    """What is wrong with the input, as the REST API says it (`title: String should...`)."""
+    return "; ".join(problems(exc.errors(include_url=False))[:5])
 
 
 def browser_id() -> str | None:
@@ -99,11 +124,18 @@ def markdown(text: str) -> ui.markdown:
 def frame(context: WebContext, principal: Principal, title: str) -> None:
     """The header of every signed-in page: where you are, the way home and sign-out."""
     ui.page_title(f"{title} · graphwright")
-    ui.add_css(CHAT_CSS)
+    ui.colors(primary=PRIMARY, positive=POSITIVE, info=INFO)
+    ui.add_css(PAGE_CSS)
     with ui.header().classes("items-center gap-4 bg-slate-800 text-white px-4 py-2"):
         ui.link("graphwright", "/").classes("text-lg font-bold text-white no-underline")
         ui.label(title).classes("text-base truncate")
         ui.space()
+        ui.link("Knowledge base", "/kb").classes("text-sm text-white").mark("nav-kb").props(
+            'data-testid="nav-kb"'
+        )
+        ui.link("Knowledge miner", "/miner").classes("text-sm text-white").props(
+            'data-testid="miner-nav"'
+        )
         ui.label(f"Signed in as {principal.actor}").classes("text-sm")
 
         @guarded
@@ -116,6 +148,21 @@ def frame(context: WebContext, principal: Principal, title: str) -> None:
         ui.button("Sign out", on_click=sign_out).props("flat color=white").classes(
             "text-white"
         ).mark("sign-out").props('data-testid="sign-out"')
+
+
+def named(element: E, name: str) -> E:
+    """A marker for NiceGUI's simulated user and a data-testid for the browser."""
+    return element.mark(name).props(f'data-testid="{name}"')
+
+
+def choice(options: Any, label: str, name: str, **kwargs: Any) -> ui.select:
+    """A named drop-down whose label screen readers read out too."""
+    return named(ui.select(options, label=label, **kwargs).props(f'aria-label="{label}"'), name)
+
+
+def whole_number(label: str, name: str) -> ui.number:
+    """A named field for a count or a version: a whole number from 0."""
+    return named(ui.number(label, min=0, precision=0), name)
 
 
 def model_banner() -> None:

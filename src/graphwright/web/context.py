@@ -17,6 +17,8 @@ from graphwright.chat.service import ChatService
 from graphwright.errors import Unauthorized
 from graphwright.graphmode.events import GraphEvents
 from graphwright.graphmode.service import GraphService
+from graphwright.knowledge.service import KnowledgeService
+from graphwright.miner.service import MinerService
 from graphwright.settings import Settings
 from graphwright.web.live_graphs import LiveGraphs
 
@@ -95,3 +97,11 @@ class WebContext:
     @property
     def chat(self) -> ChatService:
         return self.state.chat_service
+
+    @property
+    def knowledge(self) -> KnowledgeService:
+        return self.state.knowledge_service
+
+    @property
+    def miner(self) -> MinerService:
+        return self.state.miner_service

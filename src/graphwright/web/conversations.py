@@ -96,7 +96,7 @@ class ConversationList:
             )
             mode = conversation["mode"]
             ui.badge(MODE_NAMES.get(mode, mode)).props(
-                f"color={'deep-purple' if mode == Mode.GRAPH.value else 'blue-grey'}"
+                f"color={'deep-purple' if mode == Mode.GRAPH.value else 'blue-grey-8'}"
             )
             ui.label(conversation["updatedAt"][:16].replace("T", " ")).classes(
                 "text-xs text-gray-600"

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from nicegui import ui
 
-from graphwright.web.common import guarded, io
+from graphwright.web.common import guarded, io, whole_number
 
 if TYPE_CHECKING:
     from graphwright.web.graph_editor import GraphEditor
@@ -20,16 +20,8 @@ class HistoryPanel:
         self.editor = editor
         self.stale = True
         with ui.row().classes("w-full items-end gap-2"):
-            self.diff_from = (
-                ui.number("Diff from version", min=0, precision=0)
-                .mark("diff-from")
-                .props('data-testid="diff-from"')
-            )
-            self.diff_to = (
-                ui.number("to version", min=0, precision=0)
-                .mark("diff-to")
-                .props('data-testid="diff-to"')
-            )
+            self.diff_from = whole_number("Diff from version", "diff-from")
+            self.diff_to = whole_number("to version", "diff-to")
             ui.button("Diff", icon="difference", on_click=self.diff).mark("diff").props(
                 'data-testid="diff"'
             )
@@ -79,13 +71,9 @@ class HistoryPanel:
     @guarded
     async def revert(self, version: int) -> None:
         editor = self.editor
-        _, new_version = await io(
-            editor.context.graphs.revert, editor.conversation_id, version, actor=editor.actor
-        )
+        _, new_version = await editor.change(editor.context.graphs.revert, version)
         ui.notify(f"The graph is back to version {version} (now version {new_version})")
-        editor.viewing = None
-        editor.past.clear()
-        await editor.reload()
+        await editor.live()
 
     @guarded
     async def diff(self) -> None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphwright.drawing.graph import Drawing, drawing
+from graphwright.drawing.layout import Placement, place
 from graphwright.errors import NotFound
 from graphwright.graphmode.service import GraphService
-from graphwright.web.graph_layout import place
-from graphwright.web.graph_view import Drawing, drawing
 
 Row = dict[str, Any]
 KEPT = 8  # conversations kept in memory
@@ -32,16 +33,29 @@ class Snapshot:
     nodes: dict[str, Row]
     edges: dict[str, Row]
     positions: dict[str, tuple[float, float]] = field(default_factory=dict)
+    _placement: Placement | None = None
     _drawing: Drawing | None = None
 
-    def drawing(self) -> Drawing:
-        """The default drawing of this version (no highlight, every type shown)."""
-        if self._drawing is None:
+    def placement(self) -> Placement:
+        """Where this version's nodes are drawn; settles their positions for the next version."""
+        if self._placement is None:
             nodes, edges = list(self.nodes.values()), list(self.edges.values())
-            placement = place(nodes, edges, self.positions)
-            self.positions = placement.positions
-            self._drawing = drawing(nodes, edges, placement, version=self.version)
+            self._placement = place(nodes, edges, self.positions)
+            self.positions = self._placement.positions
+        return self._placement
+
+    def drawing(self, highlight: Collection[str] = ()) -> Drawing:
+        """This version drawn with every type shown; the drawing without highlights is built
+        once and shared."""
+        if highlight:
+            return self._draw(highlight)
+        if self._drawing is None:
+            self._drawing = self._draw(())
         return self._drawing
+
+    def _draw(self, highlight: Collection[str]) -> Drawing:
+        nodes, edges = list(self.nodes.values()), list(self.edges.values())
+        return drawing(nodes, edges, self.placement(), version=self.version, highlight=highlight)
 
 
 class LiveGraphs:
@@ -98,7 +112,7 @@ class LiveGraphs:
                 return False
         if version != snapshot.version:
             snapshot.version, snapshot.nodes, snapshot.edges = version, nodes, edges
-            snapshot._drawing = None
+            snapshot._placement = snapshot._drawing = None
         return True
 
 

@@ -18,7 +18,17 @@ from pathlib import PurePath
 from typing import Any
 
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
-from graphwright.core.formats import cytoscape, graph_json, graphml, kgx, rdf, trapi, trapi_read
+from graphwright.core.formats import (
+    cytoscape,
+    graph_json,
+    graphml,
+    kgx,
+    kgx_tsv,
+    rdf,
+    rdf_read,
+    trapi,
+    trapi_read,
+)
 from graphwright.core.graph import GraphFormatError, complete_graph, load_graph, parse_json
 
 Graph = dict[str, Any]
@@ -80,29 +90,35 @@ FORMATS: dict[str, GraphFormat] = {
             "kgx-tsv",
             "KGX TSV: a tar of nodes.tsv + edges.tsv, or the two files",
             (".tar", ".tar.gz", ".tgz", ".tsv"),
-            kgx.write_tsv,
-            kgx.read_tsv,
-            PairFormat(kgx.NODES_TSV, kgx.EDGES_TSV, kgx.read_tsv_pair, kgx.write_tsv_pair),
+            kgx_tsv.write_tsv,
+            kgx_tsv.read_tsv,
+            PairFormat(
+                kgx_tsv.NODES_TSV, kgx_tsv.EDGES_TSV, kgx_tsv.read_tsv_pair, kgx_tsv.write_tsv_pair
+            ),
         ),
         GraphFormat(
             "cytoscape",
-            "Cytoscape.js elements JSON (write only)",
+            "Cytoscape.js elements JSON",
             (".cyjs", ".cy.json"),
             cytoscape.write,
+            cytoscape.read,
         ),
         GraphFormat("graphml", "GraphML", (".graphml",), graphml.write, graphml.read),
         GraphFormat(
             "jsonld",
-            "JSON-LD with an @context, links reified (write only)",
+            "JSON-LD with an @context, links reified",
             (".jsonld",),
             rdf.write_jsonld,
+            rdf_read.read_jsonld,
         ),
         GraphFormat(
-            # N-Triples is a subset of Turtle, so a .ttl file of it is valid Turtle.
+            # N-Triples is a subset of Turtle: a .ttl file of it is valid Turtle, and reading
+            # takes any Turtle.
             "ntriples",
-            "N-Triples, links reified (write only)",
+            "N-Triples, links reified (reads Turtle too)",
             (".nt", ".ttl"),
             rdf.write_ntriples,
+            rdf_read.read_turtle,
         ),
     )
 }

@@ -1,0 +1,81 @@
+"""`graphwright graph merge` on KGX files: the batch merge (core/batch_merge), with a progress bar.
+
+Which files the batch merge takes is decided in `core/batch_merge/choice.py`; the others take
+the accumulator path in `cli/graph.py`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from graphwright.cli.common import console
+from graphwright.core.batch_merge import BatchInput, BatchMerge, merged_in_batch
+
+PROGRESS_FROM_BYTES = 4 * 2**20  # show a progress bar for inputs above a few MB
+
+
+def run_batch(inputs: list[BatchInput], *, key_by_source: bool, strict: bool) -> BatchMerge | None:
+    """`merged_in_batch`, with a progress bar for large inputs (the caller closes the merge)."""
+    size = sum(path.stat().st_size for item in inputs for path in item.paths())
+    run = BatchMerge.run if size < PROGRESS_FROM_BYTES else partial(_run_with_progress, size=size)
+    return merged_in_batch(inputs, key_by_source=key_by_source, strict=strict, run=run)
+
+
+def _run_with_progress(merge: BatchMerge, *, size: int) -> None:
+    """Run the merge while a Rich bar shows its step and DuckDB's progress in that step."""
+    done = threading.Event()
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            merge.run()
+        except BaseException as exc:  # re-raised in the calling thread
+            failure.append(exc)
+        finally:
+            done.set()
+
+    columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task(f"merging {size / 2**20:.0f} MB", total=100)
+        thread = threading.Thread(target=work, daemon=True)
+        thread.start()
+        while not done.wait(0.2):
+            percent = merge.query_progress()
+            progress.update(
+                task,
+                description=f"merging {size / 2**20:.0f} MB: {merge.step}",
+                completed=max(percent, 0),
+            )
+        thread.join()
+    if failure:
+        raise failure[0]
+
+
+def write_json(merge: BatchMerge, path: Path) -> None:
+    """The merged graph as seed graph JSON, streamed from DuckDB one item per line."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    try:
+        with temporary.open("w") as stream:
+            stream.write('{\n  "nodes": [')
+            _write_items(stream, merge.node_lines())
+            stream.write('\n  ],\n  "links": [')
+            _write_items(stream, merge.link_lines())
+            stream.write("\n  ]\n}\n")
+        temporary.replace(path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _write_items(stream: Any, lines: Iterator[str]) -> None:
+    separator = "\n    "
+    for line in lines:
+        stream.write(separator)
+        stream.write(line)
+        separator = ",\n    "

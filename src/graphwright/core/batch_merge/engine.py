@@ -1,0 +1,273 @@
+"""The batch merge of KGX files in DuckDB (docs/merge.md, "Batch merge of files").
+
+`BatchMerge(inputs).run()` reads every file into DuckDB, merges by the accumulator's rules and
+keeps the merged nodes and links as JSON text in tables, in first-seen order; `to_graph()`,
+`node_lines()` and `link_lines()` read them back. DuckDB spills to `temp_directory` when the
+data outgrow `memory_limit`, so inputs larger than memory merge too. Reading the files is in
+reading.py, the links in links.py; ids, equivalences and nodes are here.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+import pyarrow as pa
+
+from graphwright.core.batch_merge.grouping import merge_groups
+from graphwright.core.batch_merge.identity import merge_equivalences, normalise_ids
+from graphwright.core.batch_merge.inputs import BatchInput, Fields, first_error_line, literal
+from graphwright.core.batch_merge.links import merge_links
+from graphwright.core.batch_merge.reading import read_inputs
+from graphwright.core.batch_merge.rules import MACROS, json_object
+from graphwright.core.graph import GraphFormatError, inferred_node
+from graphwright.core.merge_files import InferredNode
+from graphwright.core.merge_rules import MergeReport, equivalence_fields
+
+_FETCH = 50_000
+
+
+@dataclass
+class BatchMerge:
+    """A merge of KGX files in DuckDB; `run()` it, read the result, then `close()` it."""
+
+    inputs: list[BatchInput]
+    key_by_source: bool = False
+    xref_equivalence: bool = False
+    strict: bool = False
+    memory_limit: str | None = None  # DuckDB's setting, e.g. "2GB"
+    temp_directory: Path | None = None
+    step: str = "starting"  # what `run()` is doing (for a progress display)
+    report: MergeReport = field(default_factory=MergeReport)
+    inferred: list[InferredNode] = field(default_factory=list)
+    node_count: int = 0
+    link_count: int = 0
+
+    def __post_init__(self) -> None:
+        if self.temp_directory is not None:
+            self.temp_directory.mkdir(parents=True, exist_ok=True)
+        self._directory = Path(
+            tempfile.mkdtemp(prefix="graphwright-merge-", dir=self.temp_directory)
+        )
+        # in memory, spilling to the temporary directory beyond `memory_limit`
+        self.con = duckdb.connect()
+        self.con.execute(f"SET temp_directory = {literal(str(self._directory))}")
+        if self.memory_limit:
+            self.con.execute(f"SET memory_limit = {literal(self.memory_limit)}")
+        self.con.execute("SET preserve_insertion_order = true")
+        self.con.execute(";\n".join(MACROS))
+        self._node_fields = Fields()
+        self._node_fields.column("category")  # inferred nodes have one
+        self._edge_fields = Fields()
+        self._names = [item.result_id for item in self.inputs]
+
+    def close(self) -> None:
+        self.con.close()
+        shutil.rmtree(self._directory, ignore_errors=True)
+
+    def __enter__(self) -> BatchMerge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def counts(self) -> tuple[int, int]:
+        return self.node_count, self.link_count
+
+    def query_progress(self) -> float:
+        """The running query's progress in percent (-1 when DuckDB cannot tell)."""
+        return self.con.query_progress()
+
+    def run(self) -> None:
+        self.step = "reading"
+        try:
+            read_inputs(
+                self.con,
+                self.inputs,
+                self._node_fields,
+                self._edge_fields,
+                key_by_source=self.key_by_source,
+            )
+        except duckdb.Error as exc:
+            raise GraphFormatError(f"cannot read the files: {first_error_line(exc)}") from None
+        # rows were numbered in file order; from here on every query orders what it needs
+        self.con.execute("SET preserve_insertion_order = false")
+        self.step = "identifiers"
+        self._normalise()
+        self.step = "equivalences"
+        self._equivalences()
+        self.step = "inferred nodes"
+        self._infer_missing()
+        self.step = "nodes"
+        self._merge_nodes()
+        self.step = "links"
+        self.link_count = merge_links(
+            self.con,
+            self._edge_fields,
+            self._names,
+            key_by_source=self.key_by_source,
+            xref_equivalence=self.xref_equivalence,
+        )
+        self.step = "done"
+
+    # -- identifiers -----------------------------------------------------------------------------
+
+    def _declaration_columns(self, fields: tuple[str, ...]) -> list[str]:
+        columns = self._node_fields.columns
+        return [columns[name] for name in fields if name in columns]
+
+    def _declared_ids(self, columns: list[str]) -> str:
+        """SQL selecting `raw`: the ids (string items) the nodes declare in `columns`."""
+        items = " UNION ALL ".join(
+            f"SELECT unnest(gw_items({column})) AS item FROM node_rows WHERE {column} IS NOT NULL"
+            for column in columns
+        )
+        return f"SELECT item::JSON->>'$' AS raw FROM ({items}) WHERE json_type(item) = 'VARCHAR'"
+
+    def _normalise(self) -> None:
+        named = self._declaration_columns((*equivalence_fields(xref_equivalence=True),))
+        declared = f" UNION ALL {self._declared_ids(named)}" if named else ""
+        normalise_ids(
+            self.con,
+            "SELECT raw FROM node_rows UNION ALL SELECT subject FROM edge_rows "
+            f"UNION ALL SELECT object FROM edge_rows{declared}",
+        )
+
+    def _equivalences(self) -> None:
+        """Route the nodes that take part in an equivalence to the accumulator's rules."""
+        fields = equivalence_fields(xref_equivalence=self.xref_equivalence)
+        columns = self._declaration_columns(fields)
+        if not columns:
+            self.con.execute("CREATE TABLE declared (norm VARCHAR)")
+            self.con.execute("CREATE TABLE routed_nodes (id VARCHAR, json VARCHAR)")
+            self.con.execute("CREATE TABLE leaders (norm VARCHAR, leader VARCHAR)")
+            self.con.execute("CREATE TABLE routed_ord (id VARCHAR, ord BIGINT)")
+            return
+        declaring = " OR ".join(f"{column} IS NOT NULL" for column in columns)
+        self.con.execute(
+            "CREATE TABLE declared AS SELECT DISTINCT norm FROM ("
+            f"SELECT norm FROM node_rows JOIN ids USING (raw) WHERE {declaring} "
+            f"UNION ALL SELECT norm FROM ({self._declared_ids(columns)}) JOIN ids USING (raw))"
+        )
+        record = json_object(
+            [("id", "to_json(raw)::VARCHAR")]
+            + [(name, column) for name, column in self._node_fields.columns.items()]
+        )
+        rows = (
+            f"SELECT file_no, node_rows.rowid AS ord, {record} AS record FROM node_rows "
+            "JOIN ids USING (raw) SEMI JOIN declared USING (norm)"
+        )
+        self.report = merge_equivalences(
+            self.con,
+            rows,
+            self._names,
+            key_by_source=self.key_by_source,
+            xref_equivalence=self.xref_equivalence,
+        )
+        self.con.execute(
+            "CREATE TABLE routed_ord AS SELECT coalesce(leader, norm) AS id, min(node_rows.rowid) "
+            "AS ord FROM node_rows JOIN ids USING (raw) SEMI JOIN declared USING (norm) "
+            "LEFT JOIN leaders USING (norm) GROUP BY ALL"
+        )
+
+    # -- nodes -----------------------------------------------------------------------------------
+
+    def _ends(self) -> str:
+        """Each edge end with its node's id (the class leader), in input order."""
+        return (
+            "SELECT file_no, end_raw, coalesce(leader, norm) AS node, position FROM ("
+            "SELECT file_no, subject AS end_raw, rowid * 2 AS position FROM edge_rows "
+            "UNION ALL SELECT file_no, object, rowid * 2 + 1 FROM edge_rows) "
+            "JOIN ids ON ids.raw = end_raw LEFT JOIN leaders USING (norm)"
+        )
+
+    def _node_ids(self) -> str:
+        return (
+            "SELECT norm AS node FROM node_rows JOIN ids USING (raw) "
+            "ANTI JOIN declared USING (norm) UNION ALL SELECT id FROM routed_nodes"
+        )
+
+    def _infer_missing(self) -> None:
+        """A link end no file holds becomes a node with a category from its prefix (as KGX
+        does), made by the first file naming it; `strict` refuses it."""
+        missing = self.con.execute(
+            f"WITH ends AS ({self._ends()}), missing AS (SELECT * FROM ends "
+            f"ANTI JOIN ({self._node_ids()}) known ON known.node = ends.node), "
+            "firsts AS (SELECT node, min(file_no) AS first_file FROM missing GROUP BY node) "
+            "SELECT file_no, end_raw, min(position) AS p "
+            "FROM missing JOIN firsts ON missing.node = firsts.node AND file_no = first_file "
+            "GROUP BY file_no, end_raw ORDER BY file_no, p"
+        ).fetchall()
+        if missing and self.strict:
+            file_no, end, _ = missing[0]
+            raise GraphFormatError(
+                f"{self._names[file_no]}: a link points to node {end!r}, which no file holds"
+            )
+        if not missing:
+            return
+        stubs = [inferred_node(end) for _, end, _ in missing]
+        self.inferred = [
+            InferredNode(stub["id"], stub["category"], self._names[file_no])
+            for stub, (file_no, _, _) in zip(stubs, missing, strict=True)
+        ]
+        category = self._node_fields.columns["category"]
+        table = pa.table(
+            {
+                "file_no": [row[0] for row in missing],
+                "raw": [stub["id"] for stub in stubs],
+                "category": [orjson.dumps(stub["category"]).decode() for stub in stubs],
+            }
+        )
+        self.con.register("stub_batch", table)
+        self.con.execute(
+            f"INSERT INTO node_rows (file_no, raw, stub, {category}) "
+            "SELECT file_no, raw, true, category FROM stub_batch"
+        )
+        self.con.unregister("stub_batch")
+
+    def _merge_nodes(self) -> None:
+        columns = self._node_fields.columns
+        rows = (
+            "SELECT ids.norm AS id, node_rows.rowid AS o, file_no"
+            + "".join(f", {c}" for c in columns.values())
+            + " FROM node_rows JOIN ids USING (raw) LEFT JOIN declared d ON d.norm = ids.norm "
+            "WHERE stub OR d.norm IS NULL"
+        )
+        key = [("id", "to_json(id)::VARCHAR")]
+        merge_groups(
+            self.con, "merged_nodes", rows, ["id"], key, columns, self._names, evidence=False
+        )
+        self.con.execute(
+            "CREATE TABLE nodes_out AS SELECT ord, json->>'$.id' AS id, json FROM merged_nodes "
+            "UNION ALL SELECT ord, id, json FROM routed_nodes JOIN routed_ord USING (id)"
+        )
+        self.node_count = self.con.execute("SELECT count(*) FROM nodes_out").fetchone()[0]
+
+    # -- the result ------------------------------------------------------------------------------
+
+    def node_lines(self) -> Iterator[str]:
+        """The merged nodes as JSON texts, in first-seen order."""
+        return self._lines("SELECT json FROM nodes_out ORDER BY ord")
+
+    def link_lines(self) -> Iterator[str]:
+        """The merged links as JSON texts, in first-seen order, then the xref links."""
+        yield from self._lines("SELECT json FROM links_out ORDER BY ord")
+        yield from self._lines("SELECT json FROM xref_out ORDER BY ord")
+
+    def _lines(self, sql: str) -> Iterator[str]:
+        reader = self.con.cursor().execute(sql)
+        while chunk := reader.fetchmany(_FETCH):
+            for (text,) in chunk:
+                yield text
+
+    def to_graph(self) -> dict[str, list[dict[str, Any]]]:
+        return {
+            "nodes": [orjson.loads(line) for line in self.node_lines()],
+            "links": [orjson.loads(line) for line in self.link_lines()],
+        }

@@ -1,0 +1,260 @@
+"""Reading KGX files into DuckDB tables of rows, one JSON text per property (docs/merge.md).
+
+Every rule `core/formats/kgx.py` applies to a record is decided per column (a TSV cell's kind,
+the `graphwright:` escapes) or is a string function, so it becomes one SQL expression per field:
+no row ever reaches Python. Node rows land in `node_rows (file_no, ord, raw, <fields>)` and edge
+rows in `edge_rows (file_no, ord, subject, object, predicate, label, evidence, <fields>)`, every
+field a VARCHAR holding JSON (NULL when the record has no such key). `ord` orders rows as the
+accumulator reads them: by file, then line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from graphwright.core.formats.common import AUTO_LINK_PREFIX, GRAPHWRIGHT
+from graphwright.core.formats.kgx import EDGE_PARTS
+from graphwright.core.formats.kgx_tsv import JSON_COLUMN, column_kind
+from graphwright.core.graph import GraphFormatError
+
+
+@dataclass(frozen=True)
+class BatchInput:
+    """One input of a merge: a result id (its provenance) and KGX files in one format.
+
+    `kgx-tsv` takes a nodes and an edges file, either may be None; `kgx-jsonl` also takes one
+    stream of both (nodes then edges, told apart by `subject` and `object`) as `stream`.
+    """
+
+    result_id: str
+    fmt: str
+    nodes: Path | None = None
+    edges: Path | None = None
+    stream: Path | None = None
+
+    def paths(self) -> list[Path]:
+        return [path for path in (self.nodes, self.edges, self.stream) if path is not None]
+
+
+def literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+class Fields:
+    """Property names and their SQL columns (`p0`, `p1`, ...), in first-seen order."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, str] = {}
+
+    def column(self, name: str) -> str:
+        found = self.columns.get(name)
+        if found is None:
+            found = self.columns[name] = f"p{len(self.columns)}"
+        return found
+
+
+@dataclass
+class Source:
+    """A file's record keys as SQL expressions giving JSON text, and the table it reads."""
+
+    relation: str  # a FROM clause
+    keys: list[tuple[str, str]]  # (record key, JSON text expression), in column order
+    where: str  # the file's line for errors
+
+
+# -- reading files -----------------------------------------------------------------------------
+
+
+def tsv_source(con: duckdb.DuckDBPyConnection, path: Path, name: str) -> Source | None:
+    """A TSV file's cells as JSON values, typed as `kgx_tsv._value` types them; None when empty."""
+    header = _first_line(path)
+    if header is None:
+        return None
+    columns = header.split("\t")
+    relation = (
+        f"read_csv({literal(str(path))}, delim='\t', header=true, all_varchar=true, quote='', "
+        "escape='', null_padding=true, auto_detect=false, columns={"
+        + ", ".join(f"{literal(f'c{i}')}: 'VARCHAR'" for i in range(len(columns)))
+        + "})"
+    )
+    # a line of blanks is skipped, as kgx.py skips it
+    cells = [f"c{i}" for i in range(len(columns))]
+    blank = " AND ".join(f"coalesce(trim({cell}), '') = ''" for cell in cells)
+    relation = f"(SELECT * FROM {relation} WHERE NOT ({blank}))"
+    keys = [
+        (column.removeprefix(JSON_COLUMN), _cell_json(cell, column))
+        for cell, column in zip(cells, columns, strict=True)
+    ]
+    return Source(relation, keys, name)
+
+
+def jsonl_keys(con: duckdb.DuckDBPyConnection, relation: str) -> list[str]:
+    """Every key of the JSON objects of `relation` (column `json`), first seen first."""
+    rows = con.execute(
+        f"SELECT key FROM (SELECT unnest(json_keys(json)) AS key, row_number() OVER () AS n "
+        f"FROM {relation}) GROUP BY key ORDER BY min(n)"
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def jsonl_relation(path: Path, name: str, con: duckdb.DuckDBPyConnection) -> str:
+    """The JSON objects of a JSON Lines file (column `json`); GraphFormatError for other lines."""
+    relation = (
+        f"(SELECT json FROM read_json_objects({literal(str(path))}, "
+        "format='newline_delimited') WHERE json IS NOT NULL)"
+    )
+    try:
+        bad = con.execute(
+            f"SELECT count(*) FROM {relation} WHERE json_type(json) <> 'OBJECT'"
+        ).fetchone()
+    except duckdb.Error as exc:
+        raise GraphFormatError(f"{name}: invalid JSON: {first_error_line(exc)}") from None
+    if bad and bad[0]:
+        raise GraphFormatError(f"{name}: {bad[0]} line(s) are not JSON objects")
+    return relation
+
+
+def jsonl_source(relation: str, keys: list[str], name: str) -> Source:
+    return Source(
+        relation, [(key, f"json_extract(json, {_pointer(key)})::VARCHAR") for key in keys], name
+    )
+
+
+def _pointer(key: str) -> str:
+    return literal("/" + key.replace("~", "~0").replace("/", "~1"))
+
+
+def _first_line(path: Path) -> str | None:
+    with path.open("rb") as stream:
+        for line in stream:
+            text = line.decode().removesuffix("\n").removesuffix("\r")
+            if text.strip():
+                return text
+            return None  # kgx.py: the first line must be the header
+    return None
+
+
+def first_error_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def _cell_json(cell: str, column: str) -> str:
+    """SQL for a TSV cell's value as JSON text, as `kgx_tsv._value` reads it (NULL when empty)."""
+    kind = column_kind(column)
+    if kind is None:  # escaped columns hold JSON, or text that cannot be mistaken for JSON
+        return (
+            f"CASE WHEN {cell} IS NULL THEN NULL "
+            f"WHEN regexp_matches({cell}, '^[\\[{{\"0-9tfn \\t-]') AND json_valid({cell}) "
+            f"THEN json({cell})::VARCHAR ELSE to_json({cell})::VARCHAR END"
+        )
+    if kind == "multivalued":
+        return f"to_json(string_split({cell}, '|'))::VARCHAR"
+    if kind == "integer":
+        return (
+            f"CASE WHEN regexp_full_match({cell}, '\\s*[+-]?[0-9]+\\s*') "
+            f"THEN CAST(CAST(trim({cell}) AS HUGEINT) AS VARCHAR) ELSE to_json({cell})::VARCHAR END"
+        )
+    if kind == "float":
+        return (
+            f"CASE WHEN isfinite(TRY_CAST({cell} AS DOUBLE)) "
+            f"THEN to_json(CAST({cell} AS DOUBLE))::VARCHAR ELSE to_json({cell})::VARCHAR END"
+        )
+    if kind == "boolean":
+        return (
+            f"CASE WHEN lower({cell}) IN ('true', 'false') THEN lower({cell}) "
+            f"ELSE to_json({cell})::VARCHAR END"
+        )
+    return f"to_json({cell})::VARCHAR"
+
+
+# -- records -----------------------------------------------------------------------------------
+
+
+def plain_fields(keys: list[tuple[str, str]]) -> dict[str, str]:
+    plain: dict[str, list[str]] = {}
+    for key, expression in keys:
+        if not key.startswith(GRAPHWRIGHT):
+            plain.setdefault(key, []).append(expression)
+    return {key: _coalesce(values) for key, values in plain.items()}
+
+
+def restored_fields(keys: list[tuple[str, str]]) -> dict[str, str]:
+    restored: dict[str, list[str]] = {}
+    for key, expression in keys:
+        if key.startswith(GRAPHWRIGHT):
+            restored.setdefault(key[len(GRAPHWRIGHT) :], []).append(expression)
+    return {key: _coalesce(values) for key, values in restored.items()}
+
+
+def _coalesce(expressions: list[str]) -> str:
+    return (
+        expressions[0] if len(expressions) == 1 else f"coalesce({', '.join(reversed(expressions))})"
+    )
+
+
+def string_of(expression: str) -> str:
+    """A JSON text that is a string, as VARCHAR; NULL otherwise."""
+    return f"CASE WHEN json_type({expression}) = 'VARCHAR' THEN ({expression})::JSON->>'$' END"
+
+
+def node_select(source: Source, file_no: int, fields: Fields) -> str:
+    """SELECT of a source's node rows (kgx.node_from_record) as `node_rows` columns."""
+    plain, restored = plain_fields(source.keys), restored_fields(source.keys)
+    raw = string_of(plain["id"]) if "id" in plain else "NULL"
+    values: dict[str, str] = {}
+    for key, expression in plain.items():
+        if key != "id":
+            values[key] = f"gw_category({expression})" if key == "category" else expression
+    for key, expression in restored.items():
+        values[key] = f"coalesce({expression}, {values[key]})" if key in values else expression
+    select = [f"{file_no} AS file_no", f"{raw} AS raw"]
+    select += [f"{expression} AS {fields.column(key)}" for key, expression in values.items()]
+    return f"SELECT {', '.join(select)} FROM {source.relation}"
+
+
+def edge_select(source: Source, file_no: int, fields: Fields) -> str:
+    """SELECT of a source's edge rows (kgx.link_from_record, before the label is restored)."""
+    plain, restored = plain_fields(source.keys), restored_fields(source.keys)
+    predicate = plain.get("predicate")
+    edge_label = plain.get("edge_label")
+    if predicate is None and edge_label is not None:  # KGX before Biolink 2
+        predicate, edge_label = edge_label, None
+    elif predicate is not None and edge_label is not None:  # renamed where predicate is absent
+        predicate = f"coalesce({predicate}, {edge_label})"
+        plain["edge_label"] = f"CASE WHEN {plain['predicate']} IS NOT NULL THEN {edge_label} END"
+    values = {key: value for key, value in plain.items() if key not in (*EDGE_PARTS, "edge_label")}
+    if "edge_label" in plain and edge_label is not None:
+        values["edge_label"] = plain["edge_label"]
+    edge_id = plain.get("id")
+    if edge_id is not None:
+        values["id"] = (
+            f"CASE WHEN json_type({edge_id}) = 'VARCHAR' AND ({edge_id})::JSON->>'$' <> '' "
+            f"AND NOT regexp_full_match(({edge_id})::JSON->>'$', '{AUTO_LINK_PREFIX}[0-9]+') "
+            f"THEN {edge_id} END"
+        )
+    for key, expression in restored.items():
+        values[key] = f"coalesce({expression}, {values[key]})" if key in values else expression
+    publications = plain.get("publications", "NULL")
+    evidence = values.pop("evidence", None)
+    evidence_list = f"gw_evidence({publications})"
+    if evidence is not None:
+        evidence_list = (
+            f"CASE WHEN {evidence} IS NOT NULL THEN gw_evidence({evidence}) "
+            f"ELSE {evidence_list} END"
+        )
+    label = values.pop("label", "NULL")
+    predicate_field = values.pop("predicate", "NULL")
+    select = [
+        f"{file_no} AS file_no",
+        f"{string_of(plain['subject']) if 'subject' in plain else 'NULL'} AS subject",
+        f"{string_of(plain['object']) if 'object' in plain else 'NULL'} AS object",
+        f"{string_of(predicate) if predicate else 'NULL'} AS predicate",
+        f"{label} AS label",
+        f"{predicate_field} AS own_predicate",
+        f"gw_array({evidence_list}) AS evidence",
+    ]
+    select += [f"{expression} AS {fields.column(key)}" for key, expression in values.items()]
+    return f"SELECT {', '.join(select)} FROM {source.relation}"

@@ -1,0 +1,229 @@
+"""Running a miner run on the agent graph, one segment at a time: from its start, or from a
+person's decision, until it stops again (done, at its bound, waiting for a person, or failed).
+
+`SegmentRunner` holds what the segments share (the LangGraph store and checkpointer, the
+compiled graphs, the runs live in this process), streams each segment as a task, turns the
+stream into progress events, and writes to the run's row what the segment came to.
+`MinerService` decides what may run; this runs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import anyio
+from langchain_core.language_models import BaseChatModel
+
+from graphwright.db import Database
+from graphwright.miner import tags as domain
+from graphwright.miner.actions import pending_actions, publish_outcomes
+from graphwright.miner.agent import build_agent
+from graphwright.miner.agent_tools import MinerTools
+from graphwright.miner.models import MinerRun, RunStatus
+from graphwright.miner.output import build_output
+from graphwright.miner.persistence import Persistence, open_persistence
+from graphwright.miner.progress import RunTracker
+from graphwright.miner.repository import RunRepository
+from graphwright.miner.runs import LiveRun
+from graphwright.miner.schemas import MinerOutput, PendingAction, RunRecord
+from graphwright.miner.signals import tag_shapes, trust_signals
+from graphwright.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+GRAPH_CACHE = 32
+EVENT_FLUSH_SECONDS = 0.5
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def record(row: MinerRun) -> RunRecord:
+    return RunRecord.model_validate(row, from_attributes=True)
+
+
+def run_config(row: RunRecord, approver: str | None = None) -> dict[str, Any]:
+    """The graph config of a run's segment: its thread, and what its tools read."""
+    return {
+        "configurable": {
+            "thread_id": row.thread_id,
+            "miner_run_id": row.id,
+            "miner_memory_tags": domain.memory_tags(row.domain_tags),
+            "miner_approver": approver,
+        },
+        "recursion_limit": 1_000,
+    }
+
+
+class SegmentRunner:
+    def __init__(self, db: Database, settings: Settings, tools: MinerTools) -> None:
+        self._db = db
+        self.settings = settings
+        self.tools = tools
+        self.live: dict[str, LiveRun] = {}
+        self._persistence: Persistence | None = None
+        self._opening = anyio.Lock()
+        self._graphs: dict[tuple[tuple[str, ...], int], Any] = {}
+
+    async def persistence(self) -> Persistence:
+        async with self._opening:
+            if self._persistence is None:
+                self._persistence = await open_persistence(self.settings)
+            return self._persistence
+
+    async def aclose(self) -> None:
+        for live in list(self.live.values()):
+            if live.task is not None:
+                live.task.cancel()
+                await asyncio.gather(live.task, return_exceptions=True)
+        if self._persistence is not None:
+            await self._persistence.aclose()
+            self._persistence = None
+            self._graphs.clear()
+
+    def graph(self, model: BaseChatModel, row: RunRecord) -> Any:
+        """The compiled agent for the run's tags and bound; compiled graphs are kept, since
+        runs pass everything else in their config. Open `persistence()` first."""
+        key = (tuple(row.domain_tags), row.max_iterations)
+        if key not in self._graphs:
+            if len(self._graphs) >= GRAPH_CACHE:
+                self._graphs.pop(next(iter(self._graphs)))
+            self._graphs[key] = self._build(model, row)
+        return self._graphs[key]
+
+    def _build(self, model: BaseChatModel, row: RunRecord) -> Any:
+        assert self._persistence is not None
+        memory_tags = domain.memory_tags(row.domain_tags)
+        return build_agent(
+            model=model,
+            store=self._persistence.store,
+            checkpointer=self._persistence.checkpointer,
+            memory_tags=memory_tags,
+            domain_tags=row.domain_tags,
+            max_iterations=row.max_iterations,
+            reads=self.tools.knowledge_reads(),
+            discovery_extra=self.tools.sources(),
+            validation_extra=[self.tools.metadata(), self.tools.validate()],
+            publish=self.tools.publish(),
+        )
+
+    def launch(
+        self, row: RunRecord, graph: Any, graph_input: Any, config: dict[str, Any]
+    ) -> LiveRun:
+        """Stream one segment of `row`'s run as a task; its tracker goes on from what the
+        run's earlier segments left in the row."""
+        live = LiveRun(row.id, row.events)
+        tracker = RunTracker(live.emit)
+        tracker.restore(row.workspace)
+        self.live[row.id] = live
+        live.emit("run", {"runId": row.id, "status": RunStatus.RUNNING.value})
+        live.task = asyncio.create_task(
+            self._segment(row, graph, graph_input, config, tracker, live),
+            name=f"miner-run-{row.id}",
+        )
+        return live
+
+    async def _segment(
+        self,
+        row: RunRecord,
+        graph: Any,
+        graph_input: Any,
+        config: dict[str, Any],
+        tracker: RunTracker,
+        live: LiveRun,
+    ) -> None:
+        flushed = time.monotonic()
+        try:
+            async for chunk in graph.astream(
+                graph_input,
+                config,
+                stream_mode=["updates"],
+                subgraphs=True,
+                version="v2",
+                durability="exit",
+            ):
+                tracker.observe(chunk)
+                if time.monotonic() - flushed > EVENT_FLUSH_SECONDS:
+                    flushed = time.monotonic()
+                    await anyio.to_thread.run_sync(self._save_events, row.id, list(live.events))
+            state = await graph.aget_state(config)
+            pending = pending_actions(state)
+            output = build_output(
+                run_id=row.id,
+                domain_tags=row.domain_tags,
+                max_iterations=row.max_iterations,
+                messages=state.values.get("messages") or [],
+                files=state.values.get("files") or {},
+                tracker=tracker,
+                pending=pending,
+            )
+            await self._check_candidates(output, row)
+            outcomes = publish_outcomes(state.values.get("messages") or [])
+            status = RunStatus.WAITING if pending else RunStatus.DONE
+            result = output.model_dump(mode="json", by_alias=True)
+            if pending:
+                live.emit("pending_approval", {"actions": result["pendingApproval"]})
+            live.emit("done", {"status": status.value, "result": result})
+            await anyio.to_thread.run_sync(
+                self._finish, row.id, status, result, pending, tracker, outcomes, live.events
+            )
+        except Exception as exc:
+            logger.exception("Miner run %s failed", row.id)
+            message = f"The run failed: {type(exc).__name__}: {exc}"
+            live.emit("error", {"message": message})
+            live.emit("done", {"status": RunStatus.FAILED.value, "result": None})
+            await anyio.to_thread.run_sync(self._fail, row.id, message, live.events)
+        finally:
+            self.live.pop(row.id, None)
+            live.stop()
+
+    async def _check_candidates(self, output: MinerOutput, row: RunRecord) -> None:
+        """Each candidate's trustSignals from the checks in code, not the model's word."""
+        if not output.candidate_assets:
+            return
+        assert self._persistence is not None
+        shapes = await tag_shapes(self._persistence.store, domain.memory_tags(row.domain_tags))
+        for candidate in output.candidate_assets:
+            candidate["trustSignals"] = await trust_signals(
+                candidate, knowledge=self.tools.knowledge, shapes=shapes
+            )
+
+    def _finish(
+        self,
+        run_id: str,
+        status: RunStatus,
+        result: dict[str, Any],
+        pending: list[PendingAction],
+        tracker: RunTracker,
+        outcomes: dict[str, str],
+        events: list[dict[str, Any]],
+    ) -> None:
+        with self._db.write() as session:
+            row = RunRepository(session).required(run_id)
+            row.status, row.result, row.updated_at = status, result, utc_now()
+            row.pending = [action.model_dump(mode="json", by_alias=True) for action in pending]
+            row.workspace = tracker.snapshot()
+            row.events = list(events)
+            row.decisions = [
+                {**decision, "outcome": outcomes[decision["actionId"]]}
+                if decision["actionId"] in outcomes and "outcome" not in decision
+                else decision
+                for decision in row.decisions
+            ]
+
+    def _save_events(self, run_id: str, events: list[dict[str, Any]]) -> None:
+        """Progress so far, for streams served by another process or server instance."""
+        with self._db.write() as session:
+            row = RunRepository(session).required(run_id)
+            row.events, row.updated_at = events, utc_now()
+
+    def _fail(self, run_id: str, message: str, events: list[dict[str, Any]]) -> None:
+        with self._db.write() as session:
+            row = RunRepository(session).required(run_id)
+            row.status, row.error, row.updated_at = RunStatus.FAILED, message, utc_now()
+            row.events = list(events)

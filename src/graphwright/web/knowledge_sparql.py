@@ -1,0 +1,112 @@
+"""The read-only SPARQL console: a query, its answer as a table (or a boolean, or triples), and
+a refused query's reason in plain words. Queries go through KnowledgeService.query, which allows
+SELECT, CONSTRUCT, ASK and DESCRIBE only, within the configured row and time limits."""
+
+from __future__ import annotations
+
+from nicegui import ui
+from starlette.responses import RedirectResponse
+
+from graphwright.errors import GraphwrightError
+from graphwright.knowledge import vocab
+from graphwright.knowledge.schemas import QueryAnswer, Term
+from graphwright.web.common import SIGN_IN, guarded, signed_in
+from graphwright.web.context import WebContext
+from graphwright.web.knowledge_pages import knowledge_frame
+
+EXAMPLE = f"""PREFIX schema: <http://schema.org/>
+SELECT ?asset ?name WHERE {{
+  GRAPH <{vocab.CURRENT_GRAPH}> {{ ?g <{vocab.HAS_NAMED_GRAPH}> ?asset }}
+  GRAPH ?asset {{ ?s schema:name ?name }}
+}} LIMIT 25"""
+
+
+def register(context: WebContext) -> None:
+    @ui.page("/kb/sparql", title="SPARQL · graphwright")
+    def sparql_page() -> RedirectResponse | None:
+        principal = signed_in(context)
+        if principal is None:
+            return RedirectResponse(SIGN_IN)
+        with knowledge_frame(context, principal, "SPARQL console", "/kb/sparql"):
+            SparqlConsole(context)
+        return None
+
+
+class SparqlConsole:
+    def __init__(self, context: WebContext) -> None:
+        self.context = context
+        ui.label(
+            "Read-only: SELECT, CONSTRUCT, ASK and DESCRIBE. Ctrl+Enter runs the query."
+        ).classes("text-sm")
+        self.query = (
+            ui.textarea("SPARQL query", value=EXAMPLE)
+            .props('outlined autogrow input-class="font-mono" aria-label="SPARQL query"')
+            .classes("w-full")
+            .mark("sparql-query")
+            .props('data-testid="sparql-query"')
+        )
+        self.query.on("keydown.ctrl.enter", self.run)
+        ui.button("Run query", icon="play_arrow", on_click=self.run).mark("sparql-run").props(
+            'data-testid="sparql-run"'
+        )
+        self.answer = (
+            ui.column().classes("w-full").mark("sparql-answer").props('data-testid="sparql-answer"')
+        )
+
+    @guarded
+    async def run(self) -> None:
+        self.answer.clear()
+        try:
+            found = await self.context.knowledge.query(self.query.value or "")
+        except GraphwrightError as exc:
+            self._error(exc)
+            return
+        with self.answer:
+            show(found)
+
+    def _error(self, exc: GraphwrightError) -> None:
+        with (
+            self.answer,
+            ui.row()
+            .classes("w-full bg-red-100 text-red-950 p-3 rounded items-center no-wrap")
+            .props('role="alert"')
+            .mark("sparql-error")
+            .props('data-testid="sparql-error"'),
+        ):
+            ui.icon("error").props('aria-hidden="true"')
+            ui.label(str(exc)).classes("grow")
+
+
+def show(answer: QueryAnswer) -> None:
+    if answer.form == "ask":
+        ui.label(f"Answer: {'yes' if answer.boolean else 'no'}").classes("text-lg font-bold")
+        return
+    if answer.form == "graph":
+        lines = (answer.triples or "").splitlines()
+        ui.label(f"{len(lines)} triples").classes("font-medium")
+        ui.code(answer.triples or "", language="turtle").classes("w-full text-sm")
+        return
+    count = f"{len(answer.rows)} row{'s' if len(answer.rows) != 1 else ''}"
+    if answer.truncated:
+        count += f" (cut at the row limit of {answer.row_limit})"
+    ui.label(count).classes("font-medium").mark("sparql-count").props('data-testid="sparql-count"')
+    columns = [{"name": v, "label": v, "field": v, "align": "left"} for v in answer.variables]
+    rows = [
+        {"_row": index, **{v: term_text(row.get(v)) for v in answer.variables}}
+        for index, row in enumerate(answer.rows)
+    ]
+    ui.table(columns=columns, rows=rows, row_key="_row", pagination=50).classes("w-full").props(
+        "dense flat bordered wrap-cells"
+    ).mark("sparql-table").props('data-testid="sparql-table"')
+
+
+def term_text(term: Term | None) -> str:
+    """A term as a person reads it: an IRI in angle brackets, a literal with its language."""
+    if term is None:
+        return ""
+    if term["type"] == "uri":
+        return f"<{term['value']}>"
+    if term["type"] == "bnode":
+        return f"_:{term['value']}"
+    language = term.get("xml:lang")
+    return f"{term['value']}@{language}" if language else term["value"]

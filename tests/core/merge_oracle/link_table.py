@@ -1,0 +1,282 @@
+"""The links of a merged graph, stored as columns (docs/merge.md, rules 4 and 5).
+
+A million links held as dicts and tuples would make every full pass of Python's cyclic garbage
+collector walk all of them, in whatever code the process runs next. numpy columns and a dict with
+int keys are invisible to it. A link's key is one int, `kind << 64 | pair`: `pair` is made from
+the source and target node indexes, and the kind numbers the link's label (with
+`key_by_source`, its label and primary knowledge source).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from itertools import compress, count, repeat
+from operator import is_, or_
+from typing import Any
+
+import numpy as np
+
+from tests.core.merge_oracle.merge_values import (
+    CONFLICTS,
+    PROVENANCE,
+    Record,
+    merge_conflicts,
+    merge_properties,
+    owned,
+    union_evidence,
+)
+
+LINK_FIXED = frozenset({"source", "target", "label", "evidence", PROVENANCE, CONFLICTS})
+NO_LABEL = object()  # a link given without a `label` field
+_NODE_BITS = 32
+_PAIR_MASK = (1 << 2 * _NODE_BITS) - 1
+_SCRAMBLE = 0x9E3779B97F4A7C15  # odd (2**64 over the golden ratio): multiplying is one-to-one
+
+# (add number, result ids an input item carried, whether they come before that add's result id)
+Carried = tuple[int, tuple[str, ...], bool]
+
+
+class Column:
+    """A numpy array that grows by doubling, so that appending costs O(items appended)."""
+
+    def __init__(self, dtype: Any) -> None:
+        self._data = np.empty(64, dtype=dtype)
+        self._size = 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    @property
+    def array(self) -> np.ndarray:
+        """The filled part (a view: writes reach the column)."""
+        return self._data[: self._size]
+
+    def extend(self, values: np.ndarray) -> None:
+        end = self._size + len(values)
+        if end > len(self._data):
+            grown = np.empty(max(end, 2 * len(self._data)), dtype=self._data.dtype)
+            grown[: self._size] = self._data[: self._size]
+            self._data = grown
+        self._data[self._size : end] = values
+        self._size = end
+
+
+class LinkTable:
+    """Links by index, in first-seen order; a link folded into another keeps its index."""
+
+    def __init__(self) -> None:
+        self._index_of: dict[int, int] = {}  # link key -> link index
+        self._kind_of: dict[Hashable, int] = {}
+        self._kind_labels: list[Any] = []  # kind number -> the label part of its links' keys
+        self._kind_bits: list[int] = []  # kind number -> kind << 64
+        self._source = Column(np.int64)
+        self._target = Column(np.int64)
+        self._kind = Column(np.int64)
+        self._evidence = Column(object)  # a tuple of evidence items, or None
+        self._labels: dict[int, Any] = {}  # a label not stored as its kind's (absent, empty, ...)
+        self._fields: dict[int, Record] = {}  # fields besides the four, and conflicts
+        self.folded: dict[int, int] = {}  # link index -> the index it was folded into
+        self.carried: dict[int, list[Carried]] = {}
+        # node index -> the links touching it; built when two stored nodes first fold
+        self._adjacent: dict[int, list[int]] | None = None
+
+    def __len__(self) -> int:
+        return len(self._source)
+
+    @property
+    def live_count(self) -> int:
+        return len(self) - len(self.folded)
+
+    def upsert(
+        self, sources: list[int], targets: list[int], kinds: Sequence[Hashable]
+    ) -> tuple[list[int], int]:
+        """Each link's index, new links appended in first-seen order; and the first new index."""
+        size, start = len(sources), len(self)
+        numbers = {kind: self._kind_number(kind) for kind in set(kinds)}
+        source = np.fromiter(sources, dtype=np.int64, count=size)
+        target = np.fromiter(targets, dtype=np.int64, count=size)
+        pairs = _pair_keys(source, target).tolist()
+        if len(numbers) == 1 and 0 in numbers.values():
+            keys = pairs
+        else:
+            bits = map(self._kind_bits.__getitem__, map(numbers.__getitem__, kinds))
+            keys = list(map(or_, pairs, bits))
+        index_of = self._index_of
+        found = list(map(index_of.get, keys))
+        new = np.fromiter(map(is_, found, repeat(None)), dtype=bool, count=size)
+        if not new.any():
+            return found, start
+        new_keys = list(compress(keys, new))
+        created = dict(zip(dict.fromkeys(new_keys), count(start)))
+        index_of.update(created)
+        positions = np.flatnonzero(new)
+        if len(created) != len(positions):  # a new link repeated in this result: the first one
+            first = dict(zip(reversed(new_keys), reversed(positions.tolist()), strict=True))
+            positions = np.sort(np.fromiter(first.values(), dtype=np.intp, count=len(first)))
+        self._source.extend(source[positions])
+        self._target.extend(target[positions])
+        kind_of = map(numbers.__getitem__, map(kinds.__getitem__, positions.tolist()))
+        self._kind.extend(np.fromiter(kind_of, dtype=np.int64, count=len(positions)))
+        self._evidence.extend(np.empty(len(positions), dtype=object))
+        if self._adjacent is not None:
+            self._index_adjacent(self._adjacent, range(start, len(self)))
+        return list(map(created.get, keys, found)), start
+
+    def merge_evidence(
+        self, indexes: list[int], evidence: Sequence[Any], *, canonical: bool
+    ) -> None:
+        """Union each link's evidence into its stored evidence (`canonical`: every item is a
+        `PMID:<digits>` string in a list, so items compare as they are)."""
+        if not indexes:
+            return
+        column = self._evidence.array
+        stored = column[np.array(indexes, dtype=np.intp)].tolist()
+        changed: dict[int, tuple[Any, ...]] = {}  # a link may come twice in one result
+        for index, current, items in zip(indexes, stored, evidence, strict=True):
+            if not items:
+                continue
+            current = changed.get(index, current)
+            if not canonical:
+                merged = union_evidence(current or (), _evidence_items(items))
+            elif not current:
+                merged = tuple(dict.fromkeys(items)) if len(items) > 1 else tuple(items)
+            else:
+                added = dict.fromkeys(item for item in items if item not in current)
+                merged = (*current, *added) if added else current
+            if merged is not current:
+                changed[index] = merged
+        if changed:
+            where = np.fromiter(changed, dtype=np.intp, count=len(changed))
+            column[where] = np.fromiter(changed.values(), dtype=object, count=len(changed))
+
+    def merge_link(self, index: int, link: Record, label: Any, *, created: bool) -> None:
+        """A link with an unusual label or fields besides source, target, label and evidence."""
+        if created and not (type(label) is str and label):
+            self._labels[index] = label
+        fields = self._fields.setdefault(index, {})
+        merge_properties(fields, link, LINK_FIXED)
+        merge_conflicts(fields, link)
+        if not fields:
+            del self._fields[index]
+
+    def repoint(self, other: int, kept: int) -> None:
+        """Links touching node `other` now touch node `kept`; links that become one fold."""
+        adjacent = self._adjacency()
+        touching = adjacent.pop(other, [])
+        source, target, kind = self._source.array, self._target.array, self._kind.array
+        for index in touching:
+            old_source, old_target = int(source[index]), int(target[index])
+            if index in self.folded or other not in (old_source, old_target):
+                continue
+            bits = self._kind_bits[int(kind[index])]
+            del self._index_of[bits | _pair_key(old_source, old_target)]
+            new_source = kept if old_source == other else old_source
+            new_target = kept if old_target == other else old_target
+            source[index], target[index] = new_source, new_target
+            key = bits | _pair_key(new_source, new_target)
+            existing = self._index_of.get(key)
+            if existing is None:
+                self._index_of[key] = index
+            else:  # the link already stored under the new key absorbs this one
+                self._fold(existing, index)
+        adjacent.setdefault(kept, []).extend(touching)
+
+    def records(
+        self, indexes: range, provenance: list[tuple[str, ...]], names: list[str], *, fresh: bool
+    ) -> list[Record]:
+        """The live links among `indexes` as seed links (`fresh`: with lists of their own)."""
+        first, stop = indexes.start, indexes.stop
+        rows = zip(
+            indexes,
+            self._source.array[first:stop].tolist(),
+            self._target.array[first:stop].tolist(),
+            self._kind.array[first:stop].tolist(),
+            self._evidence.array[first:stop].tolist(),
+            strict=True,
+        )
+        kind_labels, labels, fields, folded = (
+            self._kind_labels, self._labels, self._fields, self.folded
+        )  # fmt: skip
+        records = []
+        for index, source, target, kind, items in rows:
+            if index in folded:
+                continue
+            ids = provenance[index]
+            link = {"source": names[source], "target": names[target],
+                    "label": labels.get(index, kind_labels[kind]),
+                    "evidence": (list(items) if fresh else items) if items else [],
+                    PROVENANCE: list(ids) if fresh else ids}  # fmt: skip
+            if index in labels or index in fields:
+                _finish_unusual(link, fields.get(index))
+            records.append(link)
+        return records
+
+    def _kind_number(self, kind: Hashable) -> int:
+        number = self._kind_of.get(kind)
+        if number is None:
+            number = self._kind_of[kind] = len(self._kind_labels)
+            self._kind_labels.append(kind[0] if type(kind) is tuple else kind)
+            self._kind_bits.append(number << 2 * _NODE_BITS)
+        return number
+
+    def _fold(self, kept: int, other: int) -> None:
+        column = self._evidence.array
+        if column[other]:
+            column[kept] = union_evidence(column[kept] or (), column[other])
+        fields = self._fields.pop(other, None)
+        if fields:
+            record = self._fields.setdefault(kept, {})
+            merge_properties(record, fields, LINK_FIXED)
+            merge_conflicts(record, fields)
+        self.folded[other] = kept
+        move_carried(self.carried, other, kept)
+
+    def _adjacency(self) -> dict[int, list[int]]:
+        if self._adjacent is None:
+            self._adjacent = {}
+            folded = self.folded
+            live = (index for index in range(len(self)) if index not in folded)
+            self._index_adjacent(self._adjacent, live)
+        return self._adjacent
+
+    def _index_adjacent(self, adjacent: dict[int, list[int]], indexes: Iterable[int]) -> None:
+        source, target = self._source.array, self._target.array
+        for index in indexes:
+            ends = int(source[index]), int(target[index])
+            adjacent.setdefault(ends[0], []).append(index)
+            if ends[1] != ends[0]:
+                adjacent.setdefault(ends[1], []).append(index)
+
+
+def move_carried(table: dict[int, list[Carried]], other: int, kept: int) -> None:
+    entries = table.pop(other, None)
+    if entries:
+        table.setdefault(kept, []).extend(entries)
+
+
+def _pair_key(source: int, target: int) -> int:
+    """`source << 32 | target`, its halves xor-ed into the low half, times an odd constant,
+    modulo 2**64: one-to-one, with low bits that depend on both ends. A dict places an int key
+    by its low bits; without the mixing, every link into one hub node would share them."""
+    pair = source << _NODE_BITS | target
+    return ((pair ^ pair >> _NODE_BITS) * _SCRAMBLE) & _PAIR_MASK
+
+
+def _pair_keys(source: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """`_pair_key` of each source and target (numpy's uint64 product wraps modulo 2**64)."""
+    pairs = ((source << _NODE_BITS) | target).astype(np.uint64)
+    return (pairs ^ (pairs >> np.uint64(_NODE_BITS))) * np.uint64(_SCRAMBLE)
+
+
+def _finish_unusual(link: Record, fields: Record | None) -> None:
+    """Drop a label the input did not have; add the link's other fields before provenance."""
+    provenance = link.pop(PROVENANCE)
+    if link["label"] is NO_LABEL:
+        del link["label"]
+    if fields:
+        link.update((name, owned("", value)) for name, value in fields.items())
+    link[PROVENANCE] = provenance
+
+
+def _evidence_items(evidence: Any) -> Any:
+    return evidence if type(evidence) is list or type(evidence) is tuple else (evidence,)

@@ -1,0 +1,444 @@
+"""Incremental merge of knowledge graphs returned by many tool calls (seed 000, done right).
+
+The seed's `mergeKnowledgeGraphs(merged, new)` rebuilds its maps from the whole accumulated graph
+on every tool call. `GraphAccumulator` keeps its indexes between calls, so adding a result costs
+O(size of that result). The rules are in docs/merge.md.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import orjson
+
+from graphwright.core.graph import check_graph, graph_lists, parse_json
+from graphwright.core.ids import normalize_curie, pick_leader, prefix_rank
+from graphwright.core.merge_rules import (
+    EQUIVALENT_IDS,
+    XREF,
+    XREF_LABEL,
+    MergeReport,
+    RefusedMerge,
+    declared_ids,
+    equivalence_fields,
+    merge_refusal,
+    node_categories,
+)
+from tests.core.merge_oracle.link_table import Carried, LinkTable, move_carried
+from tests.core.merge_oracle.merge_links import Links, plain_node_ids, read_links
+from tests.core.merge_oracle.merge_provenance import ResultIds, carry, fold_roots, with_carried
+from tests.core.merge_oracle.merge_values import (
+    CONFLICTS,
+    PROVENANCE,
+    Record,
+    fresh_copy,
+    merge_conflicts,
+    merge_properties,
+    node_snapshot,
+    owned,
+)
+
+_NODE_FIXED = frozenset({"id", EQUIVALENT_IDS, PROVENANCE, CONFLICTS})
+_JSON_SLICE = 10_000
+
+
+class GraphAccumulator:
+    """Merges seed graphs one tool result at a time; see docs/merge.md for the rules.
+
+    Nodes are dict records and links are columns (`LinkTable`), both by index in first-seen
+    order. A link names its end nodes by index, so giving a node a new leader id re-keys
+    nothing. Provenance is not stored per record: each add keeps arrays of the node and link
+    indexes it touched, and `to_graph()` / `to_json()` turn them into result ids with numpy.
+    A record folded into another one stays in place, mapped to the one it joined.
+    """
+
+    def __init__(self, *, key_by_source: bool = False, xref_equivalence: bool = False) -> None:
+        self._key_by_source = key_by_source
+        self._equivalence_fields = equivalence_fields(xref_equivalence=xref_equivalence)
+        self._xref_links = not xref_equivalence
+        self.report = MergeReport()
+        self._refused: set[tuple[str, str]] = set()
+        self._categories: dict[str, frozenset[str]] = {}  # class leader -> its categories
+        self._typed_ids: set[str] = set()  # ids whose own nodes came with a category
+
+        self._result_ids: list[str] = []  # add number -> result id
+        self._touched: list[tuple[np.ndarray, np.ndarray]] = []  # add number -> node, link indexes
+        self._normalized: dict[str, str] = {}
+        self._parent: dict[str, str] = {}
+        self._members: dict[str, list[str]] = {}
+        self._nodes: list[Record] = []
+        self._node_at: dict[str, int] = {}  # leader id -> node index
+        self._node_of_raw: dict[str, int] = {}  # raw id -> node index (cleared when nodes fold)
+        # raw id -> a copy of a node already merged which is not a subset of its record (a
+        # known conflict, an equivalence declared again): the same node again changes nothing
+        self._merged_node: dict[str, Record] = {}
+        self._folded_nodes: dict[int, int] = {}  # node index -> the index it was folded into
+        self._carried_nodes: dict[int, list[Carried]] = {}
+        self._folds = 0
+        self._links = LinkTable()
+
+    @property
+    def node_count(self) -> int:
+        return len(self._nodes) - len(self._folded_nodes)
+
+    @property
+    def link_count(self) -> int:
+        return self._links.live_count + len(self._xref_pairs())
+
+    def distinct_ids(self) -> list[str]:
+        """Every distinct id spelling seen so far; each was normalised once (cached)."""
+        return list(self._normalized)
+
+    def knows(self, node_id: str) -> bool:
+        """Whether a stored node has this id (in any spelling, or as an equivalent id)."""
+        return self._leader(node_id) in self._node_at
+
+    def add(
+        self,
+        graph: dict[str, Any] | str | bytes,
+        result_id: str | None = None,
+        *,
+        stored_ends: bool = False,
+    ) -> None:
+        """Merge one tool result's graph; `result_id` (default `result-<n>`) goes to provenance.
+
+        The graph is validated first (GraphFormatError names the problem), so a bad result
+        changes nothing. `graph` is never modified. With `stored_ends`, a link may name a node
+        stored by an earlier add instead of one of this graph (files merged in two passes).
+        """
+        data = parse_json(graph) if isinstance(graph, str | bytes) else graph
+        nodes, links = graph_lists(data)
+        with _collector_paused():
+            read = read_links(links, key_by_source=self._key_by_source)
+            raws = plain_node_ids(nodes, read)
+            if raws is None:
+                # names the problem, or accepts ends that match once normalised (or are stored)
+                check_graph(data, known=self.knows if stored_ends else None)
+                raws = [node["id"] for node in nodes]
+            number = len(self._result_ids)
+            self._result_ids.append(result_id if result_id is not None else f"result-{number + 1}")
+            local = self._add_nodes(nodes, raws, number)
+            indexes = self._add_links(links, read, local, number)
+            touched_nodes = np.fromiter(local.values(), dtype=np.intp, count=len(local))
+            self._touched.append((touched_nodes, np.array(indexes, dtype=np.intp)))
+
+    def to_graph(self) -> dict[str, list[Record]]:
+        """The merged graph in first-seen order, as new dicts and lists the caller may change."""
+        node_ids, link_ids = self._provenance()
+        with _collector_paused():
+            names = [record["id"] for record in self._nodes]
+            return {
+                "nodes": [fresh_copy(record, node_ids[index]) for index, record in self._live()],
+                "links": [
+                    *self._links.records(range(len(self._links)), link_ids, names, fresh=True),
+                    *self._xref_records(node_ids, fresh=True),
+                ],
+            }
+
+    def to_json(self) -> bytes:
+        """The merged graph serialised as seed graph JSON."""
+        node_ids, link_ids = self._provenance()
+        with _collector_paused():
+            nodes = [{**record, PROVENANCE: node_ids[index]} for index, record in self._live()]
+            names = [record["id"] for record in self._nodes]
+            links = []
+            # in slices, so that the link dicts built for the output stay few
+            for start in range(0, len(self._links), _JSON_SLICE):
+                indexes = range(start, min(start + _JSON_SLICE, len(self._links)))
+                chunk = self._links.records(indexes, link_ids, names, fresh=False)
+                if chunk:
+                    links.append(orjson.dumps(chunk)[1:-1])
+            xrefs = self._xref_records(node_ids, fresh=False)
+            if xrefs:
+                links.append(orjson.dumps(xrefs)[1:-1])
+        return b'{"nodes":%b,"links":[%b]}' % (orjson.dumps(nodes), b",".join(links))
+
+    # -- provenance ------------------------------------------------------------------------------
+
+    def _provenance(self) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+        """Each node's and link's result ids (by index), from the indexes each add touched."""
+        words = max(1, -(-len(self._result_ids) // 64))
+        node_masks = np.zeros((len(self._nodes), words), dtype=np.uint64)
+        link_masks = np.zeros((len(self._links), words), dtype=np.uint64)
+        node_root = fold_roots(len(self._nodes), self._folded_nodes)
+        link_root = fold_roots(len(self._links), self._links.folded)
+        for number, (nodes, links) in enumerate(self._touched):
+            word, bit = divmod(number, 64)
+            flag = np.uint64(1 << bit)
+            node_masks[node_root[nodes], word] |= flag
+            link_masks[link_root[links], word] |= flag
+        return (
+            self._decode(node_masks, self._carried_nodes),
+            self._decode(link_masks, self._links.carried),
+        )
+
+    def _decode(
+        self, masks: np.ndarray, carried: dict[int, list[Carried]]
+    ) -> list[tuple[str, ...]]:
+        values = masks[:, 0].tolist()
+        for word in range(1, masks.shape[1]):
+            high = masks[:, word].tolist()
+            values = [low | part << 64 * word for low, part in zip(values, high, strict=True)]
+        ids = ResultIds(self._result_ids)
+        decoded = list(map(ids.__getitem__, values))
+        for index, entries in carried.items():
+            decoded[index] = with_carried(values[index], entries, self._result_ids)
+        return decoded
+
+    # -- identifiers -----------------------------------------------------------------------------
+
+    def _normalize(self, raw: str) -> str:
+        normalized = self._normalized.get(raw)
+        if normalized is None:
+            normalized = self._normalized[raw] = normalize_curie(raw)
+        return normalized
+
+    def _leader(self, raw: str) -> str:
+        return self._find(self._normalize(raw))
+
+    def _find(self, node_id: str) -> str:
+        parent = self._parent
+        root = node_id
+        while (up := parent.get(root)) is not None:
+            root = up
+        while node_id != root:
+            parent[node_id], node_id = root, parent[node_id]
+        return root
+
+    def _union(self, a: str, b: str) -> None:
+        root_a, root_b = self._find(a), self._find(b)
+        if root_a == root_b:
+            return
+        categories_a = self._categories.get(root_a, frozenset())
+        categories_b = self._categories.get(root_b, frozenset())
+        refusal = merge_refusal(categories_a, categories_b)
+        if refusal is not None:
+            self._refuse(a, b, refusal)
+            return
+        winner = pick_leader((root_a, root_b))
+        loser = root_b if winner == root_a else root_a
+        self._parent[loser] = winner
+        if categories_a or categories_b:
+            self._categories.pop(loser, None)
+            self._categories[winner] = categories_a | categories_b
+        members = self._members.pop(winner, [winner]) + self._members.pop(loser, [loser])
+        self._members[winner] = members
+        self._move_node(loser, winner)
+        index = self._node_at.get(winner)
+        if index is not None:
+            self._nodes[index][EQUIVALENT_IDS] = sorted(members, key=prefix_rank)
+
+    def _move_node(self, loser: str, winner: str) -> None:
+        """Give the record of `loser` the id `winner`, folding it with the one already there."""
+        index = self._node_at.pop(loser, None)
+        if index is None:
+            return
+        kept = self._node_at.get(winner)
+        if kept is None:  # links name nodes by index: nothing else to change
+            self._nodes[index]["id"] = winner
+            self._node_at[winner] = index
+            return
+        self._folds += 1
+        first, other = sorted((index, kept))  # the first-seen record keeps its place
+        self._node_at[winner] = first
+        record, folded = self._nodes[first], self._nodes[other]
+        record["id"] = winner
+        merge_properties(record, folded, _NODE_FIXED)
+        merge_conflicts(record, folded)
+        self._folded_nodes[other] = first
+        move_carried(self._carried_nodes, other, first)
+        self._node_of_raw.clear()
+        self._merged_node.clear()
+        self._links.repoint(other, first)
+
+    def _live_node(self, index: int) -> int:
+        while (kept := self._folded_nodes.get(index)) is not None:
+            index = kept
+        return index
+
+    def _live(self) -> Iterator[tuple[int, Record]]:
+        folded = self._folded_nodes
+        return ((index, node) for index, node in enumerate(self._nodes) if index not in folded)
+
+    # -- nodes -----------------------------------------------------------------------------------
+
+    def _add_nodes(self, nodes: list[Record], raws: list[str], number: int) -> dict[str, int]:
+        """Merge the nodes; return each raw node id's node index."""
+        records, merged_node = self._nodes, self._merged_node.get
+        folds = self._folds
+        local: dict[str, int] = {}
+        for node, raw, index in zip(nodes, raws, map(self._node_of_raw.get, raws), strict=True):
+            # The common case, a node merged before, is two C-speed comparisons: `node` adds
+            # nothing to its record, or equals a node that was merged into it already.
+            if index is None or not (
+                node.items() <= records[index].items() or node == merged_node(raw)
+            ):
+                index = self._merge_node(node, raw, number)
+            local[raw] = index
+        if self._folds != folds:  # an equivalence later in this result folded earlier nodes
+            local = {raw: self._live_node(index) for raw, index in local.items()}
+        return local
+
+    def _merge_node(self, node: Record, raw: str, number: int) -> int:
+        """The careful path: equivalences, a new record, or properties to merge."""
+        categories = node_categories(node)
+        if categories:
+            self._note_categories(self._normalize(raw), categories)
+        declared = declared_ids(node, self._equivalence_fields)
+        if declared:
+            node_id = self._normalize(raw)
+            for other in declared:
+                self._union(node_id, self._normalize(other))
+        index = self._node_of_raw.get(raw)
+        inserted = False
+        if index is None:
+            leader = self._leader(raw)
+            index = self._node_at.get(leader)
+            if index is None:
+                index, inserted = self._insert_node(leader, node), True
+            self._node_of_raw[raw] = index
+        carry(self._carried_nodes, index, node, number, before=inserted)
+        record = self._nodes[index]
+        if not node.items() <= record.items():
+            if not inserted:
+                merge_properties(record, node, _NODE_FIXED)
+                merge_conflicts(record, node)
+            snapshot = node_snapshot(node)
+            if snapshot is not None:
+                self._merged_node[raw] = snapshot
+        return index
+
+    def _insert_node(self, leader: str, node: Record) -> int:
+        record = {field: owned(field, value) for field, value in node.items()}
+        record.pop(PROVENANCE, None)
+        record["id"] = leader
+        members = self._members.get(leader)
+        if members is not None:
+            record[EQUIVALENT_IDS] = sorted(members, key=prefix_rank)
+        elif EQUIVALENT_IDS in record:  # every declared equivalence was refused
+            record[EQUIVALENT_IDS] = [leader]
+        index = self._node_at[leader] = len(self._nodes)
+        self._nodes.append(record)
+        return index
+
+    def _note_categories(self, node_id: str, categories: frozenset[str]) -> None:
+        """Add a node's categories to its class. The first typed node of an id that an earlier
+        declaration put in a class of incompatible categories leaves that class instead."""
+        leader = self._find(node_id)
+        known = self._categories.get(leader, frozenset())
+        if known and node_id not in self._typed_ids and leader in self._members:
+            refusal = merge_refusal(known, categories)
+            if refusal is not None:
+                self._refuse(node_id, leader, refusal)
+                self._detach(node_id, leader)
+                leader, known = node_id, frozenset()
+        self._typed_ids.add(node_id)
+        self._categories[leader] = known | categories
+
+    def _detach(self, node_id: str, leader: str) -> None:
+        """Take `node_id` out of its class (it has no record of its own yet)."""
+        rest = [member for member in self._members.pop(leader) if member != node_id]
+        new_leader = pick_leader(rest) if leader == node_id else leader
+        for member in rest:
+            self._parent[member] = new_leader
+        self._parent.pop(new_leader, None)
+        self._parent.pop(node_id, None)
+        if len(rest) > 1:
+            self._members[new_leader] = rest
+        self._categories[new_leader] = self._categories.pop(leader, frozenset())
+        index = self._node_at.pop(leader, None)
+        if index is not None:
+            self._node_at[new_leader] = index
+            record = self._nodes[index]
+            record["id"] = new_leader
+            record[EQUIVALENT_IDS] = sorted(rest, key=prefix_rank)
+        self._node_of_raw.clear()
+        self._merged_node.clear()
+
+    def _refuse(self, a: str, b: str, reason: str) -> None:
+        pair = (a, b) if a <= b else (b, a)
+        if pair not in self._refused:
+            self._refused.add(pair)
+            self.report.refused.append(RefusedMerge(a, b, reason))
+
+    # -- xref links --------------------------------------------------------------------------
+
+    def _xref_pairs(self) -> list[tuple[int, int]]:
+        """(node, node it names in `xref`) for the merged nodes, each pair once: an xref is a
+        link between two nodes of the graph, not a merge (docs/merge.md)."""
+        if not self._xref_links:
+            return []
+        pairs: dict[tuple[int, int], None] = {}
+        for index, record in self._live():
+            if XREF not in record:
+                continue
+            for xref in declared_ids(record, (XREF,)):
+                target = self._node_at.get(self._leader(xref))
+                if target is not None and target != index:
+                    pairs[(index, target)] = None
+        return list(pairs)
+
+    def _xref_records(
+        self, node_ids: list[tuple[str, ...]], *, fresh: bool
+    ) -> list[dict[str, Any]]:
+        names = [record["id"] for record in self._nodes]
+        return [
+            {
+                "source": names[source],
+                "target": names[target],
+                "label": XREF_LABEL,
+                "evidence": [],
+                PROVENANCE: list(node_ids[source]) if fresh else node_ids[source],
+            }
+            for source, target in self._xref_pairs()
+        ]
+
+    # -- links -----------------------------------------------------------------------------------
+
+    def _add_links(
+        self, links: list[Any], read: Links, local: dict[str, int], number: int
+    ) -> list[int]:
+        """Merge the links; return their indexes."""
+        try:
+            sources = list(map(local.__getitem__, read.sources))
+            targets = list(map(local.__getitem__, read.targets))
+        except KeyError:  # some end is named by a spelling no node of the result used
+            sources = [self._node_index(raw, local) for raw in read.sources]
+            targets = [self._node_index(raw, local) for raw in read.targets]
+        table = self._links
+        indexes, start = table.upsert(sources, targets, read.kinds)
+        table.merge_evidence(indexes, read.evidence, canonical=read.canonical)
+        if read.unusual:
+            first_position = dict(
+                zip(reversed(indexes), reversed(range(len(indexes))), strict=True)
+            )
+            for position in read.unusual:
+                link, index = links[position], indexes[position]
+                created = index >= start and first_position[index] == position
+                table.merge_link(index, link, read.labels[position], created=created)
+                carry(table.carried, index, link, number, before=created)
+        return indexes
+
+    def _node_index(self, raw: Any, local: dict[str, int]) -> int:
+        index = local.get(raw)
+        return index if index is not None else self._node_at[self._leader(raw)]
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while merging.
+
+    A merge allocates many small containers and creates no reference cycles; left on, the
+    collector would scan them again and again during one large add.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -1,0 +1,173 @@
+"""A long import must not hold off other conversations' writes (issue 10: for more than a second).
+
+The import is parsed, merged with the stored rows it touches and encoded before the write
+transaction starts; the transaction only checks that the graph is still at the version it read
+and writes the prepared rows. These tests run a small writer on another graph, in another process
+(as a second server would be), while the import runs, and time each of its writes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from graphwright.db import Database
+from graphwright.graphmode.events import create_graph_events
+from graphwright.graphmode.importing import GraphImports
+from graphwright.graphmode.schemas import NodeInput
+from graphwright.graphmode.service import GraphService
+
+# Issue 10: no other writer held off for more than a second. The import's own share is held to
+# less, so that the other writer's wait (its own write included) stays under the second.
+LOCK_CPU_SECONDS = 0.7
+
+
+def _graph(size: int, *, suffix: str = "") -> dict[str, Any]:
+    return {
+        "nodes": [
+            {"id": f"N:{i}", "name": f"node {i}", "category": "Gene",
+             "evidence": [f"PMID:{i}{suffix}"]}
+            for i in range(size)
+        ],
+        "links": [
+            {"source": f"N:{i}", "target": f"N:{(i * 7 + 1) % size}", "label": "related_to",
+             "evidence": [f"PMID:{i}{suffix}"]}
+            for i in range(size)
+        ],
+    }  # fmt: skip
+
+
+def _bystander(url: str, stop: Connection) -> None:
+    """In a process of its own (as another server would be): add nodes to another graph until
+    told to stop, then send the slowest write's seconds and the number of writes."""
+    database = Database(url, migrate=False)
+    service = GraphService(database, create_graph_events(database))
+    slowest, count = 0.0, 0
+    while not stop.poll():
+        started = time.perf_counter()
+        service.add_node("bystander", NodeInput(id=f"B:{count}", label="b", type="t"), actor="b")
+        slowest = max(slowest, time.perf_counter() - started)
+        count += 1
+    stop.send((slowest, count))
+    database.dispose()
+
+
+@dataclass
+class Waits:
+    bystander_slowest: float  # seconds the slowest write on the other graph took
+    lock_cpu: float  # CPU seconds the import's write transactions used (its lock time when idle)
+    lock_wall: float
+
+
+def _writes_during(
+    service: GraphService, database: Database, job: Callable[[], Any], monkeypatch: Any
+) -> Waits:
+    """Run `job` while another process writes to another graph."""
+    cpu, wall = [0.0], [0.0]
+    write = database.write
+
+    @contextmanager
+    def timed_write() -> Iterator[Any]:
+        started_cpu, started = time.thread_time(), time.perf_counter()
+        with write() as session:
+            yield session
+        cpu[0] += time.thread_time() - started_cpu
+        wall[0] += time.perf_counter() - started
+
+    ours, theirs = multiprocessing.get_context("fork").Pipe()
+    bystander = multiprocessing.get_context("fork").Process(
+        target=_bystander, args=(database.url, theirs)
+    )
+    bystander.start()
+    try:
+        while service.version("bystander") < 3:  # it is writing
+            time.sleep(0.01)
+        monkeypatch.setattr(database, "write", timed_write)
+        job()
+    finally:
+        monkeypatch.setattr(database, "write", write)
+        ours.send("stop")
+        slowest, count = ours.recv()
+        bystander.join()
+    assert service.version("bystander") == count
+    return Waits(slowest, cpu[0], wall[0])
+
+
+def _check(waits: Waits) -> None:
+    """The lock is held only for the database's own work, which is measured as CPU time: on an
+    idle machine that is the time the lock is held. Under load the wall time stretches with the
+    load, so it is printed, not judged."""
+    assert waits.lock_cpu < LOCK_CPU_SECONDS, (
+        f"the import's write transaction used {waits.lock_cpu:.2f} s of CPU "
+        f"({waits.lock_wall:.2f} s wall; a write on another graph waited "
+        f"{waits.bystander_slowest:.2f} s)"
+    )
+    print(waits)
+
+
+def test_a_20k_node_import_holds_off_other_writers_for_under_a_second(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """SQLite only: it has the one write lock (PostgreSQL locks the graph's own row); both
+    backends run the tests below, which check the same results."""
+    database = Database(f"sqlite:///{tmp_path / 'lock.db'}")
+    service = GraphService(database, create_graph_events(database))
+    job = partial(service.import_graph, "big", _graph(20_000), actor="importer")
+    _check(_writes_during(service, database, job, monkeypatch))
+    assert service.version("big") == 1
+    summary = service.summary("big")
+    assert (summary.node_count, summary.edge_count) == (20_000, 20_000)
+    database.dispose()
+
+
+def test_a_reimport_that_changes_every_row_holds_off_other_writers_for_under_a_second(
+    service: GraphService, database: Database, monkeypatch: Any
+) -> None:
+    service.import_graph("big", _graph(1_000), actor="importer")
+    job = partial(service.import_graph, "big", _graph(1_000, suffix="!"), actor="importer")
+    _check(_writes_during(service, database, job, monkeypatch))
+    graph = service.to_graph("big")
+    assert all(len(node["evidence"]) == 2 for node in graph["nodes"])
+    assert all(len(link["evidence"]) == 2 for link in graph["links"])
+    service.undo("big", actor="importer")
+    graph = service.to_graph("big")
+    assert all(len(node["evidence"]) == 1 for node in graph["nodes"])
+    assert all(len(link["evidence"]) == 1 for link in graph["links"])
+
+
+def test_a_write_between_reading_and_writing_the_import_is_merged_not_lost(
+    service: GraphService, monkeypatch: Any
+) -> None:
+    """The graph changes after the import read it: the import reads again and merges with it."""
+    service.import_graph("g", {"nodes": [{"id": "N:1", "name": "one"}]}, actor="a")
+    plan = GraphImports._plan_import
+    calls: list[int] = []
+
+    def plan_then_interleave(self: GraphImports, *args: Any, **kwargs: Any) -> Any:
+        planned = plan(self, *args, **kwargs)
+        if not calls:
+            service.add_node(
+                "g", NodeInput(id="N:2", label="two (added meanwhile)", type="t"), actor="b"
+            )
+        calls.append(1)
+        return planned
+
+    monkeypatch.setattr(GraphImports, "_plan_import", plan_then_interleave)
+    incoming = {
+        "nodes": [{"id": "N:1", "name": "one"}, {"id": "N:2", "name": "two"}],
+        "links": [{"source": "N:1", "target": "N:2", "label": "to", "evidence": ["PMID:1"]}],
+    }
+    written = service.import_graph("g", incoming, actor="a")
+    assert written.version == 3
+    assert len(calls) == 2
+    graph = service.to_graph("g")
+    assert sorted(node["id"] for node in graph["nodes"]) == ["N:1", "N:2"]
+    assert written.data.nodes_merged == 2
+    assert len(graph["links"]) == 1

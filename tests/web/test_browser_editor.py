@@ -1,0 +1,370 @@
+"""The Graph Mode editor in real Chromium, feature by feature: node details and editing, deleting
+an edge, bulk delete with its preview (and cancel), merging duplicates, Ctrl+Z and
+Ctrl+Shift+Z, history diff and revert, analysis, layouts, and the artifact view's search and
+type filter. Then the accessible basics: the main actions from the keyboard, a name on every
+control, WCAG contrast of the text on screen, and a 1280x720 window without sideways scroll."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from tests.web.browser import (
+    by_text,
+    click,
+    find,
+    find_all,
+    gone,
+    sign_in,
+    wait,
+    wait_drawn,
+)
+from tests.web.browser import (
+    testid as css,
+)
+from tests.web.conftest import LiveUI
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def module_database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """SQLite only: what the editor show does not depend on the SQL backend (the services'
+    own tests run on both), and each browser module costs the suite its run time again."""
+    return f"sqlite:///{tmp_path_factory.mktemp('web-db') / 'test.db'}"
+
+
+NODES = [
+    ("HGNC:11998", "TP53", "gene", 0, 0),
+    ("HGNC:1100", "BRCA1", "gene", 300, 0),
+    ("MONDO:0007254", "breast cancer", "disease", 300, 300),
+    ("CHEBI:15365", "aspirin", "chemical", 0, 300),
+    ("NCBIGene:7157", "TP53 (NCBI)", "gene", -250, 150),
+]
+LINKS = [
+    ("HGNC:11998", "HGNC:1100", "interacts_with", ["PMID:12345"]),
+    ("HGNC:1100", "MONDO:0007254", "associated_with", []),
+    ("MONDO:0007254", "CHEBI:15365", "treated_by", []),
+    ("NCBIGene:7157", "CHEBI:15365", "affected_by", []),
+]
+
+
+def new_graph(live: LiveUI, cid: str) -> int:
+    graph = {
+        "nodes": [
+            {"id": i, "name": n, "category": t, "position": {"x": x, "y": y}}
+            for i, n, t, x, y in NODES
+        ],
+        "links": [
+            {"source": s, "target": t, "label": label, "evidence": evidence}
+            for s, t, label, evidence in LINKS
+        ],
+    }
+    with live.api() as api:
+        made = api.post("/api/conversations", json={"id": cid, "mode": "graph_mode"})
+        assert made.status_code in (200, 201), made.text
+        done = api.post(f"/api/graph/{cid}/import", json={"graph": graph})
+        assert done.status_code in (200, 201), done.text
+        return int(done.json()["version"])
+
+
+def state(live: LiveUI, cid: str) -> dict[str, Any]:
+    with live.api() as api:
+        return api.get(f"/api/graph/{cid}/state").json()["data"]
+
+
+def labels(live: LiveUI, cid: str) -> dict[str, str]:
+    return {n["id"]: n["label"] for n in state(live, cid)["nodes"]}
+
+
+def current_version(live: LiveUI, cid: str) -> int:
+    with live.api() as api:
+        return int(api.get(f"/api/graph/{cid}/summary").json()["data"]["version"])
+
+
+def click_node(driver: Any, node_id: str) -> None:
+    """A real mouse click on the node, where ECharts drew it."""
+    chart = find(driver, "graph-chart")
+    dx, dy = driver.execute_script(
+        """
+        const el = arguments[0];
+        const chart = getElement(el.id.replace(/^c/, '')).chart;
+        const series = chart.getOption().series[0];
+        const node = series.data.find(d => d.id === arguments[1]);
+        const [x, y] = chart.convertToPixel({seriesIndex: 0}, [node.x, node.y]);
+        const box = el.getBoundingClientRect();
+        return [x - box.width / 2, y - box.height / 2];
+        """,
+        chart,
+        node_id,
+    )
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", chart)
+    ActionChains(driver).move_to_element_with_offset(chart, int(dx), int(dy)).click().perform()
+    wait(driver, lambda d: find(d, "selected-node").text == f"Node {node_id}")
+
+
+def pick(driver: Any, name: str, value: str) -> None:
+    """Open a select, type to narrow it where it takes typing, and choose the option."""
+    click(driver, find(driver, name))
+    typed = driver.switch_to.active_element
+    if typed.tag_name == "input" and typed.get_attribute("type") != "hidden":
+        typed.send_keys(value)
+    option = wait(
+        driver,
+        lambda d: next(
+            (e for e in d.find_elements(By.CSS_SELECTOR, ".q-menu .q-item")
+             if value in e.text and e.is_displayed()),
+            None,
+        ),
+    )  # fmt: skip
+    click(driver, option)
+    driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+
+
+def tab(driver: Any, name: str) -> None:
+    click(driver, find(driver, f"tab-{name}"))
+
+
+def open_editor(driver: Any, live: LiveUI, cid: str, version: int) -> None:
+    sign_in(driver, live.url, live.token)
+    driver.get(f"{live.url}/c/{cid}/graph")
+    wait_drawn(driver, str(version))
+
+
+def test_details_edit_delete_bulk_merge_and_keyboard_undo_redo(browser: Any, live: LiveUI) -> None:
+    version = new_graph(live, "edit")
+    open_editor(browser, live, "edit", version)
+
+    click_node(browser, "HGNC:11998")
+    edges = find_all(browser, "node-edge")
+    assert len(edges) == 1 and "interacts_with" in edges[0].text
+    pubmed = edges[0].find_element(By.TAG_NAME, "a")
+    assert pubmed.get_attribute("href") == "https://pubmed.ncbi.nlm.nih.gov/12345/"
+    box = find(browser, "edit-label", "input")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys("TP53 tumour protein")
+    click(browser, find(browser, "save-node"))
+    version += 1
+    wait_drawn(browser, str(version))
+    assert labels(live, "edit")["HGNC:11998"] == "TP53 tumour protein"
+
+    click_node(browser, "CHEBI:15365")
+    unlink = find(browser, "node-edge").find_element(By.CSS_SELECTOR, "button")
+    click(browser, unlink)  # the aspirin edge listed first
+    version += 1
+    wait_drawn(browser, str(version))
+    assert len(state(live, "edit")["edges"]) == 3
+
+    tab(browser, "edit")
+    pick(browser, "bulk-types", "disease")
+    click(browser, find(browser, "bulk-preview"))
+    dialog = find(browser, "bulk-dialog")
+    assert "This deletes 1 nodes and 1 edges." in dialog.text and "breast cancer" in dialog.text
+    click(browser, find(browser, "bulk-cancel"))
+    gone(browser, "bulk-dialog")
+    assert current_version(live, "edit") == version  # cancel changed nothing
+    click(browser, find(browser, "bulk-preview"))
+    click(browser, find(browser, "bulk-confirm"))
+    version += 1
+    wait_drawn(browser, str(version))
+    assert "MONDO:0007254" not in labels(live, "edit")
+
+    pick(browser, "merge-keep", "HGNC:11998")
+    pick(browser, "merge-remove", "NCBIGene:7157")
+    click(browser, find(browser, "merge"))
+    version += 1
+    wait_drawn(browser, str(version))
+    assert "NCBIGene:7157" not in labels(live, "edit")
+
+    focus = find(browser, "graph-title")
+    ActionChains(browser).move_to_element(focus).click().perform()
+    ActionChains(browser).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
+    version += 1
+    wait_drawn(browser, str(version))
+    assert "NCBIGene:7157" in labels(live, "edit")  # the merge undone
+    # the picker took the focus back, and shortcuts wait while a field has it
+    ActionChains(browser).move_to_element(focus).click().perform()
+    chord = ActionChains(browser).key_down(Keys.CONTROL).key_down(Keys.SHIFT).send_keys("z")
+    chord.key_up(Keys.SHIFT).key_up(Keys.CONTROL).perform()
+    version += 1
+    wait_drawn(browser, str(version))
+    assert "NCBIGene:7157" not in labels(live, "edit")  # and redone
+
+
+def test_history_diff_and_revert_analysis_and_layouts(browser: Any, live: LiveUI) -> None:
+    first = new_graph(live, "history")
+    with live.api() as api:
+        api.delete("/api/graph/history/nodes/CHEBI:15365").raise_for_status()
+    version = first + 1
+    open_editor(browser, live, "history", version)
+
+    tab(browser, "history")
+    find(browser, f"version-{version}")
+    find(browser, "diff-from", "input").send_keys(str(first))
+    find(browser, "diff-to", "input").send_keys(str(version))
+    click(browser, find(browser, "diff"))
+    diff = find(browser, "graph-diff")
+    assert "Nodes removed: 1" in diff.text and "aspirin (CHEBI:15365)" in diff.text
+    assert "Edges removed: 2" in diff.text
+    close = diff.find_element(By.XPATH, ".//button[normalize-space(.)='Close' or .='CLOSE']")
+    click(browser, close)
+    row = find(browser, f"version-{first}")
+    click(browser, row.find_element(By.CSS_SELECTOR, css("revert-version")))
+    version += 1
+    wait_drawn(browser, str(version))
+    assert "CHEBI:15365" in labels(live, "history")
+
+    tab(browser, "analysis")
+    click(browser, find(browser, "run-centrality"))
+    results = find(browser, "analysis-results")
+    wait(browser, lambda d: "Most central by degree" in find(d, "analysis-results").text)
+    assert "BRCA1: " in results.text
+    pick(browser, "path-from", "HGNC:11998")
+    pick(browser, "path-to", "CHEBI:15365")
+    click(browser, find(browser, "run-path"))
+    wait(browser, lambda d: "Shortest path: 3 steps" in find(d, "analysis-results").text)
+    assert "TP53 → BRCA1 → breast cancer → aspirin" in find(browser, "analysis-results").text
+    highlighted = browser.execute_script(
+        "const el = arguments[0];"
+        "const data = getElement(el.id.replace(/^c/, '')).chart.getOption().series[0].data;"
+        "return data.filter(d => d.itemStyle && d.itemStyle.borderWidth).map(d => d.id).sort();",
+        find(browser, "graph-chart"),
+    )
+    assert highlighted == sorted(["HGNC:11998", "HGNC:1100", "MONDO:0007254", "CHEBI:15365"])
+    click(browser, find(browser, "run-communities"))
+    wait(browser, lambda d: "communities (modularity" in find(d, "analysis-results").text)
+
+    pick(browser, "layout-kind", "circular")
+    click(browser, find(browser, "apply-layout"))
+    version += 1
+    wait_drawn(browser, str(version))
+    moved = {n["id"]: n["position"] for n in state(live, "history")["nodes"]}
+    assert moved["HGNC:11998"] != {"x": 0, "y": 0} and all(moved.values())
+
+
+def test_artifact_graph_search_and_type_filter(browser: Any, live: LiveUI) -> None:
+    with live.api() as api:
+        turn = api.post("/api/chat", json={"message": "/kg.queryNeighbors TP53", "stream": False})
+        assert turn.status_code == 200, turn.text
+        cid = turn.json()["data"]["conversationId"]
+    sign_in(browser, live.url, live.token)
+    browser.get(f"{live.url}/c/{cid}")
+    find(browser, "graph-search", "input").send_keys("TP53")
+    shown = """
+        const el = arguments[0];
+        const series = getElement(el.id.replace(/^c/, '')).chart.getOption().series[0];
+        return [series.data.length,
+                series.data.filter(d => d.itemStyle && d.itemStyle.borderWidth).map(d => d.name)];
+    """
+    count, marked = wait(
+        browser,
+        lambda d: (r := d.execute_script(shown, find(d, "graph-chart")))[1] and r,
+    )
+    assert "TP53" in marked
+    types = find(browser, "graph-types")
+    click(browser, types)
+    first = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".q-menu .q-item"))[0]
+    click(browser, first)  # hide the commonest type
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    wait(browser, lambda d: d.execute_script(shown, find(d, "graph-chart"))[0] < count)
+
+
+# --- accessible basics ------------------------------------------------------------------------
+
+NAMELESS = """
+const named = (el) => {
+  if ((el.getAttribute('aria-label') || '').trim()) return true;
+  const by = el.getAttribute('aria-labelledby');
+  if (by && by.split(/\\s+/).some(id => (document.getElementById(id)?.innerText || '').trim()))
+    return true;
+  if (el.labels && [...el.labels].some(l => l.innerText.trim())) return true;
+  if (el.closest('label') && el.closest('label').innerText.trim()) return true;
+  return !['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) && el.innerText.trim() !== '';
+};
+const controls = document.querySelectorAll(
+  'button, input:not([type=hidden]), textarea, select, [role=button], a[href]');
+return [...controls].filter(el => el.offsetParent !== null && !named(el))
+  .map(el => el.outerHTML.slice(0, 160));
+"""
+
+CONTRAST = """
+const pixel = document.createElement('canvas').getContext('2d', {willReadFrequently: true});
+const rgba = (color) => {  // any CSS colour (rgb, oklch...) as sRGB bytes, through a canvas
+  pixel.clearRect(0, 0, 1, 1);
+  pixel.fillStyle = color;
+  pixel.fillRect(0, 0, 1, 1);
+  return [...pixel.getImageData(0, 0, 1, 1).data];
+};
+const luminance = ([r, g, b]) => {
+  const c = [r, g, b].map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+  return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+};
+const background = (el) => {
+  for (; el; el = el.parentElement) {
+    const c = rgba(getComputedStyle(el).backgroundColor);
+    if (c[3] > 230) return c.slice(0, 3);
+  }
+  return [255, 255, 255];
+};
+const found = [];
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+const seen = new Set();
+while (walker.nextNode()) {
+  const el = walker.currentNode.parentElement;
+  if (!walker.currentNode.textContent.trim() || seen.has(el) || el.offsetParent === null) continue;
+  seen.add(el);
+  const style = getComputedStyle(el);
+  if (style.visibility === 'hidden' || Number(style.opacity) < 0.5) continue;
+  if (el.closest('[aria-disabled=true], :disabled, .q-field__label, .q-placeholder')) continue;
+  const [a, b] = [luminance(rgba(style.color)), luminance(background(el))];
+  const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  const large = parseFloat(style.fontSize) >= 24 ||
+    (parseFloat(style.fontSize) >= 18.66 && Number(style.fontWeight) >= 700);
+  found.push([el.innerText.trim().slice(0, 40), style.color, Math.round(ratio * 100) / 100,
+              large ? 3 : 4.5]);
+}
+return found;
+"""
+
+
+def test_keyboard_labels_contrast_and_a_1280x720_window(browser: Any, live: LiveUI) -> None:
+    version = new_graph(live, "access")
+    open_editor(browser, live, "access", version)
+    assert browser.execute_script("return [innerWidth, innerHeight]")[0] <= 1280
+
+    # The main action from the keyboard alone: type a label, Tab to "Add node", Enter.
+    box = find(browser, "node-label", "input")
+    click(browser, box)
+    box.send_keys("from the keyboard")
+    for _ in range(6):
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+        if browser.switch_to.active_element.get_attribute("data-testid") == "add-node":
+            break
+    assert browser.switch_to.active_element.get_attribute("data-testid") == "add-node"
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait_drawn(browser, str(version + 1))
+    undo = find(browser, "undo")
+    browser.execute_script("arguments[0].focus()", undo)
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait_drawn(browser, str(version + 2))
+    assert "from the keyboard" not in labels(live, "access").values()
+
+    for path in ("/c/access/graph", "/", "/kb", "/kb/sparql", "/kb/requests"):
+        browser.get(live.url + path)
+        find(browser, "sign-out")
+        wait(browser, lambda d: d.execute_script("return document.readyState") == "complete")
+        assert browser.execute_script(NAMELESS) == [], path
+        poor = [row for row in browser.execute_script(CONTRAST) if row[2] < row[3]]
+        assert poor == [], (path, poor)
+        width = browser.execute_script(
+            "return [document.documentElement.scrollWidth, window.innerWidth]"
+        )
+        assert width[0] <= width[1], (path, width)  # nothing wider than a 1280x720 window
+        header = browser.find_element(By.CSS_SELECTOR, "header")
+        assert header.is_displayed() and find(browser, "sign-out").is_displayed()
+    by_text(browser, "Publication requests")
