@@ -77,8 +77,12 @@ def _literal(text: str) -> str:
 
 
 def click(driver: WebDriver, element: WebElement) -> None:
-    """Click `element` once nothing covers it (a tab panel can still be sliding into place)."""
+    """Click `element` once it has stopped moving and nothing covers it.
+
+    A tab panel slides into place: WebDriver checks what is under the element's centre and then
+    presses the mouse there, and a panel still moving between the two loses the click."""
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+    wait(driver, lambda d: d.execute_async_script(_STILL, element))
 
     def clicked(_driver: WebDriver) -> bool:
         element.click()
@@ -88,6 +92,17 @@ def click(driver: WebDriver, element: WebElement) -> None:
     WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.05, ignored_exceptions=covered).until(
         clicked
     )
+
+
+# True when the element is outside any running Vue transition and has not moved for 100 ms.
+_STILL = """
+const [element, done] = arguments;
+const where = () => JSON.stringify(element.getBoundingClientRect());
+const before = where();
+setTimeout(() => done(
+    where() === before && !element.closest('[class*="-enter-active"], [class*="-leave-active"]')
+), 100);
+"""
 
 
 def graph_attribute(driver: WebDriver, name: str) -> str | None:
