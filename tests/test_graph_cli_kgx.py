@@ -52,6 +52,26 @@ def test_merge_strict_refuses_links_to_nodes_no_file_holds(tmp_path: Path) -> No
     assert not out.exists()
 
 
+def test_merge_memory_limit_and_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    nodes = shutil.copy(KGHUB / "kg-microbe_nodes.tsv", tmp_path / "microbe_nodes.tsv")
+    edges = shutil.copy(KGHUB / "traits_edges.tsv", tmp_path / "traits_edges.tsv")
+    out, spill = tmp_path / "merged.json", tmp_path / "spill"
+    merge = ("merge", str(nodes), str(edges), "-o", str(out))
+    result = _run(*merge, "--memory-limit", "lots")
+    assert result.exit_code == 2
+    assert "--memory-limit: a memory limit is a size such as 2GB or 512MB, not 'lots'" in (
+        result.output
+    )
+    monkeypatch.setenv("GRAPHWRIGHT_MERGE_MEMORY_LIMIT", "1MB")
+    result = _run(*merge)
+    assert result.exit_code == 2 and not out.exists()
+    assert "the merge needs more than its memory limit" in result.output
+    result = _run(*merge, "--memory-limit", "256mb", "--temp-dir", str(spill))  # the flag wins
+    assert result.exit_code == 0, result.output
+    assert len(orjson.loads(out.read_bytes())["nodes"]) == 3
+    assert spill.is_dir() and not any(spill.iterdir())  # the merge's own folder went with it
+
+
 def test_convert_to_jsonl_writes_the_pair_kgx_reads(tmp_path: Path) -> None:
     nodes = shutil.copy(KGHUB / "kg-microbe_nodes.tsv", tmp_path / "microbe_nodes.tsv")
     result = _run("convert", str(nodes), str(tmp_path / "out.jsonl"))

@@ -92,21 +92,49 @@ def merge(
             "(.bib, .ris, .csv or .json).",
         ),
     ] = None,
+    memory_limit: Annotated[
+        str | None,
+        typer.Option(
+            "--memory-limit",
+            envvar="GRAPHWRIGHT_MERGE_MEMORY_LIMIT",
+            help="How much memory the merge of KGX files may hold, such as 2GB; beyond it, it "
+            "spills to disk (default: 80% of this machine's memory).",
+        ),
+    ] = None,
+    temp_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--temp-dir",
+            envvar="GRAPHWRIGHT_MERGE_TEMP_DIR",
+            help="Where the merge of KGX files spills to disk (default: the system's "
+            "temporary folder).",
+        ),
+    ] = None,
 ) -> None:
     """Merge graph files and tool results: nodes by id, links by source, label and target;
     citations by PMID, DOI or title."""
     # the batch merge needs DuckDB: imported here, so that the rest of the CLI starts without it
     from graphwright.cli.graph_batch import run_batch
     from graphwright.core.batch_merge import batch_inputs
+    from graphwright.core.batch_merge import memory_limit as checked_memory_limit
 
     if bibliography is not None:
         with bad_input_exits(bibliography):
             write_citations([], bibliography)  # refuse an unknown extension before any work
+    if memory_limit is not None:
+        with bad_input_exits("--memory-limit"):
+            memory_limit = checked_memory_limit(memory_limit)
     batch = batch_inputs(files, from_fmt, input_pair, normalize=normalize)
     merged = None
     if batch is not None:
         with bad_input_exits(" ".join(map(str, files))):
-            merged = run_batch(batch, key_by_source=key_by_source, strict=strict)
+            merged = run_batch(
+                batch,
+                key_by_source=key_by_source,
+                strict=strict,
+                memory_limit=memory_limit,
+                temp_directory=temp_dir,
+            )
     if merged is not None:  # KGX files: merged in DuckDB (core/batch_merge)
         with merged:
             _print_notes(merged.inferred, merged.report.refused)

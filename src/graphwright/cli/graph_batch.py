@@ -20,11 +20,25 @@ from graphwright.core.batch_merge import BatchInput, BatchMerge, merged_in_batch
 PROGRESS_FROM_BYTES = 4 * 2**20  # show a progress bar for inputs above a few MB
 
 
-def run_batch(inputs: list[BatchInput], *, key_by_source: bool, strict: bool) -> BatchMerge | None:
+def run_batch(
+    inputs: list[BatchInput],
+    *,
+    key_by_source: bool,
+    strict: bool,
+    memory_limit: str | None,
+    temp_directory: Path | None,
+) -> BatchMerge | None:
     """`merged_in_batch`, with a progress bar for large inputs (the caller closes the merge)."""
     size = sum(path.stat().st_size for item in inputs for path in item.paths())
     run = BatchMerge.run if size < PROGRESS_FROM_BYTES else partial(_run_with_progress, size=size)
-    return merged_in_batch(inputs, key_by_source=key_by_source, strict=strict, run=run)
+    return merged_in_batch(
+        inputs,
+        key_by_source=key_by_source,
+        strict=strict,
+        memory_limit=memory_limit,
+        temp_directory=temp_directory,
+        run=run,
+    )
 
 
 def _run_with_progress(merge: BatchMerge, *, size: int) -> None:

@@ -53,11 +53,21 @@ def merged_in_batch(
     *,
     key_by_source: bool,
     strict: bool,
+    memory_limit: str | None = None,
+    temp_directory: Path | None = None,
     run: Callable[[BatchMerge], None] = BatchMerge.run,
 ) -> BatchMerge | None:
     """The merge, `run` (the caller closes it); None when the inputs need the accumulator, or
-    are not valid (the accumulator reads the files again and says what is wrong, where)."""
-    merge = BatchMerge(inputs, key_by_source=key_by_source, strict=strict)
+    are not valid (the accumulator reads the files again and says what is wrong, where).
+    DuckDB keeps to `memory_limit` (its default: 80% of the machine's memory) and spills beyond
+    it to a folder in `temp_directory` (the system's temporary folder)."""
+    merge = BatchMerge(
+        inputs,
+        key_by_source=key_by_source,
+        strict=strict,
+        memory_limit=memory_limit,
+        temp_directory=temp_directory,
+    )
     try:
         run(merge)
     except (Unbatchable, GraphFormatError):

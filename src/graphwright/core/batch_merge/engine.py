@@ -9,6 +9,7 @@ reading.py, the links in links.py; ids, equivalences and nodes are here.
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -29,8 +30,23 @@ from graphwright.core.batch_merge.rules import MACROS, json_object
 from graphwright.core.graph import GraphFormatError, inferred_node
 from graphwright.core.merge_files import InferredNode
 from graphwright.core.merge_rules import MergeReport, equivalence_fields
+from graphwright.errors import GraphwrightError, InvalidInput
 
 _FETCH = 50_000
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B)\s*", re.IGNORECASE)
+
+
+class MergeOutOfMemory(GraphwrightError):
+    """The merge needs more memory than its limit allows, even spilling to disk."""
+
+
+def memory_limit(text: str) -> str:
+    """`text` as DuckDB's memory_limit (`2GB`, `512MiB`), or InvalidInput naming the problem."""
+    size = _SIZE.fullmatch(text)
+    if size is None:
+        raise InvalidInput(f"a memory limit is a size such as 2GB or 512MB, not {text!r}")
+    number, unit = size.groups()
+    return f"{number}{unit[0].upper()}{unit[1:-1].lower()}B"
 
 
 @dataclass
@@ -59,7 +75,7 @@ class BatchMerge:
         self.con = duckdb.connect()
         self.con.execute(f"SET temp_directory = {literal(str(self._directory))}")
         if self.memory_limit:
-            self.con.execute(f"SET memory_limit = {literal(self.memory_limit)}")
+            self.con.execute(f"SET memory_limit = {literal(memory_limit(self.memory_limit))}")
         self.con.execute("SET preserve_insertion_order = true")
         self.con.execute(";\n".join(MACROS))
         self._node_fields = Fields()
@@ -85,6 +101,16 @@ class BatchMerge:
         return self.con.query_progress()
 
     def run(self) -> None:
+        try:
+            self._run()
+        except duckdb.OutOfMemoryException:
+            limit = self.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+            raise MergeOutOfMemory(
+                f"the merge needs more than its memory limit ({limit}), even spilling to "
+                f"{self._directory.parent}; raise the limit"
+            ) from None
+
+    def _run(self) -> None:
         self.step = "reading"
         try:
             read_inputs(
@@ -94,6 +120,8 @@ class BatchMerge:
                 self._edge_fields,
                 key_by_source=self.key_by_source,
             )
+        except duckdb.OutOfMemoryException:
+            raise
         except duckdb.Error as exc:
             raise GraphFormatError(f"cannot read the files: {first_error_line(exc)}") from None
         # rows were numbered in file order; from here on every query orders what it needs

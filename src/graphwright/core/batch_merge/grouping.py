@@ -1,11 +1,13 @@
 """Merging rows that share a key (a node's class, a link's key) by the rules for values.
 
-Two passes. The first keeps a fixed-size state per group and field (first value, first
-non-empty value, smallest and largest non-empty value), which DuckDB aggregates fast and spills
-to disk when it must. A group whose non-empty values of each field are all equal (most groups:
-one row, or the same values again) is done then: the first non-empty value wins, no conflict.
-Only the other groups, and links met more than once (their evidence is unioned), go through the
-second pass, which gathers each field's values in input order for the macros of rules.py.
+Two passes. The first keeps a fixed-size state per group and field, which DuckDB aggregates
+fast and spills to disk when it must. For nodes that is the first value, the first non-empty
+value and the smallest and largest non-empty value: a node whose non-empty values of each field
+are all equal (most nodes: one row, or the same values again) is done then, the first non-empty
+value kept, no conflict. A link met more than once always unions its evidence, so for links the
+first pass only counts the rows and keeps any value (that of the one row of a link met once).
+The other groups go through the second pass, which gathers each field's values in input order
+for the macros of rules.py.
 """
 
 from __future__ import annotations
@@ -42,24 +44,12 @@ def merge_groups(
     rows = f"SELECT * FROM {name}_rows"
     cols = list(columns.values())
     by = ", ".join(group)
-    # the first non-empty value, else the first value: empty values sort after all others
-    states = "".join(
-        f", arg_min({c}, CASE WHEN gw_empty({c}) THEN o + {1 << 60} ELSE o END) AS {c}_kept"
-        f", min({c}) FILTER (WHERE NOT gw_empty({c})) AS {c}_min"
-        f", max({c}) FILTER (WHERE NOT gw_empty({c})) AS {c}_max"
-        for c in cols
-    )
-    if evidence:
-        states += ", arg_min(evidence, o) AS evidence"
+    states, hard = _first_pass(cols, evidence=evidence)
     con.execute(
         f"CREATE TABLE {name}_groups AS SELECT {by}, min(o) AS ord, count(*) AS n, "
         f"bit_or(1::UBIGINT << file_no) AS files{states} FROM ({rows}) GROUP BY {by}"
     )
     _provenance_table(con, name, result_ids)
-    hard = " OR ".join(
-        [f"coalesce({c}_min <> {c}_max, false)" for c in cols] + (["n > 1"] if evidence else [])
-    )
-    hard = hard or "false"
     simple_key = [(k, v.replace(GATHERED_EVIDENCE, "gw_items(evidence)")) for k, v in key]
     simple = _record(simple_key, {n: f"{c}_kept" for n, c in columns.items()}, None)
     # group columns are never NULL but `source_key`, which is never ''
@@ -82,6 +72,23 @@ def merge_groups(
         f"UNION ALL {_gathered_records(gathered, name, key, columns, evidence=evidence)}"
     )
     con.execute(f"DROP TABLE {name}_groups; DROP TABLE {name}_rows")
+
+
+def _first_pass(cols: list[str], *, evidence: bool) -> tuple[str, str]:
+    """The first pass's states per field (`<column>_kept`, the value a group that is done
+    keeps) and the SQL condition that sends a group to the second pass."""
+    if evidence:  # every group of more than one row unions its evidence in the second pass
+        states = "".join(f", any_value({c}) AS {c}_kept" for c in cols)
+        return states + ", any_value(evidence) AS evidence", "n > 1"
+    # the first non-empty value, else the first value: empty values sort after all others
+    states = "".join(
+        f", arg_min({c}, CASE WHEN gw_empty({c}) THEN o + {1 << 60} ELSE o END) AS {c}_kept"
+        f", min({c}) FILTER (WHERE NOT gw_empty({c})) AS {c}_min"
+        f", max({c}) FILTER (WHERE NOT gw_empty({c})) AS {c}_max"
+        for c in cols
+    )
+    hard = " OR ".join(f"coalesce({c}_min <> {c}_max, false)" for c in cols)
+    return states, hard or "false"
 
 
 def _provenance_table(con: duckdb.DuckDBPyConnection, name: str, result_ids: list[str]) -> None:

@@ -1,0 +1,100 @@
+"""The batch merge works out of core: held to a memory limit several times smaller than the
+data it merges, DuckDB spills to the temporary folder and the merged graph is the same."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from graphwright.core.batch_merge import BatchInput, BatchMerge, MergeOutOfMemory
+
+LIMIT_MB = 128  # DuckDB needs some memory of its own: at 96MB the links' second pass runs out
+MB = 2**20
+
+
+def _pair(directory: Path, graph: str, offset: int, nodes: int, edges: int) -> BatchInput:
+    """A KGX TSV pair: nodes `offset` to `offset + nodes`; each edge joins two of them, and
+    the edges of both graphs repeat one another (other publications) where the graphs meet."""
+    con = duckdb.connect()
+    paths = directory / f"{graph}_nodes.tsv", directory / f"{graph}_edges.tsv"
+    con.execute(f"""
+        COPY (SELECT 'NCBIGene:' || (i + {offset}) AS id, 'biolink:Gene' AS category,
+                'gene ' || (i + {offset}) || CASE WHEN i % 9 = 0 THEN ' {graph}' ELSE '' END
+                    AS name, 'infores:{graph}' AS provided_by
+              FROM range({nodes}) t(i))
+        TO '{paths[0]}' (DELIMITER '\t', HEADER)""")
+    con.execute(f"""
+        COPY (SELECT 'urn:e' || k AS id, 'NCBIGene:' || (k % {nodes} + {offset}) AS subject,
+                'biolink:interacts_with' AS predicate,
+                'NCBIGene:' || ((k * 7 + k // {nodes}) % {nodes} + {offset}) AS object,
+                'PMID:' || (k + {offset}) || '|PMID:' || (k % 1000) AS publications,
+                'infores:{graph}' AS primary_knowledge_source
+              FROM range({edges}) t(k))
+        TO '{paths[1]}' (DELIMITER '\t', HEADER)""")
+    con.close()
+    return BatchInput(graph, "kgx-tsv", *paths)
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> list[BatchInput]:
+    directory = tmp_path_factory.mktemp("spill-inputs")
+    return [
+        _pair(directory, "a", 0, 100_000, 400_000),
+        _pair(directory, "b", 50_000, 100_000, 400_000),
+    ]
+
+
+@contextmanager
+def _largest_size(folder: Path) -> Iterator[list[int]]:
+    """Watch the bytes under `folder` while the block runs; yields [the largest seen]."""
+    largest, done = [0], threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.02):
+            found = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+            largest[0] = max(largest[0], found)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        yield largest
+    finally:
+        done.set()
+        watcher.join()
+
+
+def _merged(merge: BatchMerge) -> tuple[list[str], list[str]]:
+    return list(merge.node_lines()), list(merge.link_lines())
+
+
+def test_a_merge_of_several_times_its_memory_limit_spills_and_gives_the_same_graph(
+    inputs: list[BatchInput], tmp_path: Path
+) -> None:
+    with BatchMerge(inputs) as unlimited:
+        unlimited.run()
+        expected = _merged(unlimited)
+        # what the merge keeps: the rows read, the ids and the merged nodes and links
+        kept = unlimited.con.execute("SELECT memory_usage_bytes FROM duckdb_memory() "
+                                     "WHERE tag = 'IN_MEMORY_TABLE'").fetchone()[0]  # fmt: skip
+    spill = tmp_path / "spill"
+    with BatchMerge(inputs, memory_limit=f"{LIMIT_MB}MB", temp_directory=spill) as limited:
+        with _largest_size(spill) as spilled:
+            limited.run()
+        assert _merged(limited) == expected
+    assert kept > 2 * LIMIT_MB * MB, f"the merged data take {kept / MB:.0f} MB"
+    assert spilled[0] > 2 * LIMIT_MB * MB, f"spilled {spilled[0] / MB:.0f} MB"
+    assert not any(spill.iterdir())  # the spill files go with the merge
+
+
+def test_a_merge_over_its_memory_limit_even_spilling_says_so(inputs: list[BatchInput]) -> None:
+    refusal = r"more than its memory limit \(2\d\.\d MiB\)"
+    with (
+        BatchMerge(inputs, memory_limit="24MB") as merge,
+        pytest.raises(MergeOutOfMemory, match=refusal),
+    ):
+        merge.run()
