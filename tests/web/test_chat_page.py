@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from nicegui import ui
+from nicegui.testing.user import User
 
 from graphwright.artifacts.service import ArtifactUpdateInput, DeleteArtifactInput
 from graphwright.chat.models import ConversationCreate
@@ -153,18 +154,24 @@ async def test_the_version_switcher_and_compare_show_an_earlier_version(
     assert "+Study TP53 in kidney." in diff.content.splitlines()
 
 
-async def test_cancel_stops_a_running_turn(simulated: Simulated) -> None:
-    conversation(simulated, "slow")
-    chat = simulated.app.state.chat_service
+async def _start_a_slow_turn(simulated: Simulated, conversation_id: str) -> User:
+    """Sign in, open the conversation and send a tool call that runs for a minute."""
+    conversation(simulated, conversation_id)
     await simulated.sign_in(label="ada")
     user = simulated.user
-    await user.open("/c/slow")
+    await user.open(f"/c/{conversation_id}")
     await user.should_see(marker="message-input")
     await user.should_not_see(marker="cancel")  # nothing is running yet
     user.find(marker="message-input").type("/flaky.sleep 60")
     user.find(marker="send").click()
     # the flaky server starts on first use
     await user.should_see(marker="tool-call", content="flaky.sleep · running", retries=600)
+    return user
+
+
+async def test_cancel_stops_a_running_turn(simulated: Simulated) -> None:
+    chat = simulated.app.state.chat_service
+    user = await _start_a_slow_turn(simulated, "slow")
     await user.should_see(marker="cancel")
     assert not one(simulated, "send").enabled  # one turn at a time
 
@@ -187,15 +194,8 @@ async def test_cancel_stops_a_running_turn(simulated: Simulated) -> None:
 
 
 async def test_a_refused_mode_switch_is_a_readable_notification(simulated: Simulated) -> None:
-    conversation(simulated, "busy")
     chat = simulated.app.state.chat_service
-    await simulated.sign_in(label="ada")
-    user = simulated.user
-    await user.open("/c/busy")
-    await user.should_see(marker="message-input")
-    user.find(marker="message-input").type("/flaky.sleep 60")
-    user.find(marker="send").click()
-    await user.should_see(marker="tool-call", content="flaky.sleep · running", retries=600)
+    user = await _start_a_slow_turn(simulated, "busy")
 
     switch = one(simulated, "mode-switch")
     with user.client:
