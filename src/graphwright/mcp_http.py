@@ -20,6 +20,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from graphwright.auth.header import token_in
 from graphwright.errors import Unauthorized
 
 TokenVerifier = Callable[[str], Any]
@@ -113,13 +114,12 @@ class BearerAuth:
         return send_and_bind
 
     async def _principal(self, scope: Scope) -> Any:
-        header = _header(scope.get("headers") or [], "authorization")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
+        token = token_in(_header(scope.get("headers") or [], "authorization"))
+        if token is None:
             raise Unauthorized("A bearer token is required: send 'Authorization: Bearer <token>'.")
         if inspect.iscoroutinefunction(self.verify):
-            return await self.verify(token.strip())
-        return await anyio.to_thread.run_sync(self.verify, token.strip())
+            return await self.verify(token)
+        return await anyio.to_thread.run_sync(self.verify, token)
 
     @staticmethod
     async def _refuse(message: str, scope: Scope, receive: Receive, send: Send) -> None:

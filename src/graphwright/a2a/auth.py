@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from graphwright.auth.header import token_in
 from graphwright.auth.models import Principal
 from graphwright.auth.service import AuthService
 from graphwright.errors import Forbidden, Unauthorized
@@ -65,12 +66,9 @@ async def _authenticated(request: Request, auth: AuthService | None) -> Unauthor
     """Put the caller's principal on the request; the error when the token is not valid."""
     if auth is None:
         return None
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
+    token = token_in(request.headers.get("authorization", ""))
     try:
-        if scheme.lower() != "bearer":
-            token = ""
-        principal = await asyncio.to_thread(auth.authenticate, token.strip() or None)
+        principal = await asyncio.to_thread(auth.authenticate, token)
     except Unauthorized as exc:
         return exc
     request.scope[PRINCIPAL] = principal
