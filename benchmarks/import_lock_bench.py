@@ -1,0 +1,107 @@
+"""How long a large import holds off writes to other graphs (issue 10: at most a second).
+
+A writer in another process (as a second server would be) adds nodes to its own graph, one at a
+time, first alone (the baseline: its writes with nothing else running), then while a 20,000-node
+import, and then a re-import that changes every row of it, runs in this process. It prints the
+writer's slowest and median write in each phase, and their ratio to the baseline. The test
+`tests/graphmode/test_import_lock.py` checks the import's own lock time in CPU seconds, which
+load does not stretch; this script gives the wall time, which a quiet machine must keep under a
+second.
+
+Run: .venv/bin/python benchmarks/import_lock_bench.py [--database-url URL] [--nodes N]
+     (default: SQLite in a temporary directory)
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import statistics
+import tempfile
+import time
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from graphwright.db import Database
+from graphwright.graphmode.events import create_graph_events
+from graphwright.graphmode.schemas import NodeInput
+from graphwright.graphmode.service import GraphService
+
+
+def graph(size: int, suffix: str = "") -> dict[str, Any]:
+    return {
+        "nodes": [{"id": f"N:{i}", "name": f"node {i}{suffix}", "category": "Gene",
+                   "evidence": [f"PMID:{i}{suffix}"]} for i in range(size)],
+        "links": [{"source": f"N:{i}", "target": f"N:{(i * 7 + 1) % size}", "label": "related_to",
+                   "evidence": [f"PMID:{i}{suffix}"]} for i in range(size)],
+    }  # fmt: skip
+
+
+def writer(url: str, phase: str, stop: Connection) -> None:
+    """Add nodes to graph `bystander` until told to stop; send the seconds of each write."""
+    database = Database(url, migrate=False)
+    service = GraphService(database, create_graph_events(database))
+    seconds: list[float] = []
+    while not stop.poll():
+        started = time.perf_counter()
+        node = NodeInput(id=f"{phase}:{len(seconds)}", label="b", type="t")
+        service.add_node("bystander", node, actor="bystander")
+        seconds.append(time.perf_counter() - started)
+    stop.send(seconds)
+    database.dispose()
+
+
+def writes_during(url: str, phase: str, job: Any) -> list[float]:
+    context = multiprocessing.get_context("spawn")
+    ours, theirs = context.Pipe()
+    process = context.Process(target=writer, args=(url, phase, theirs))
+    process.start()
+    time.sleep(2.0)  # the writer is up and writing
+    job()
+    ours.send("stop")
+    seconds = ours.recv()
+    process.join()
+    return seconds
+
+
+def report(name: str, seconds: list[float], baseline: float) -> None:
+    slowest, median = max(seconds), statistics.median(seconds)
+    ratio = slowest / baseline
+    print(f"{name:38} {len(seconds):6,} writes  median {median * 1000:7.1f} ms  "
+          f"slowest {slowest * 1000:7.1f} ms ({ratio:5.1f}x the baseline's)")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--nodes", type=int, default=20_000)
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="import-lock-"))
+    url = args.database_url or f"sqlite:///{folder / 'bench.db'}"
+    database = Database(url)
+    service = GraphService(database, create_graph_events(database))
+    service.add_node("bystander", NodeInput(id="first", label="b", type="t"), actor="bystander")
+    big = f"big-{os.getpid()}"
+    print(f"{url.split(':')[0]}, load {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
+    alone = writes_during(url, "alone", lambda: time.sleep(5.0))
+    baseline = max(alone)
+    report("baseline: nothing else running", alone, baseline)
+    imported = writes_during(
+        url, "import", lambda: service.import_graph(big, graph(args.nodes), actor="importer")
+    )
+    report(f"during a {args.nodes:,}-node import", imported, baseline)
+    changed = writes_during(
+        url, "reimport",
+        lambda: service.import_graph(big, graph(args.nodes, "!"), actor="importer"),
+    )  # fmt: skip
+    report("during a re-import changing every row", changed, baseline)
+    worst = max(max(imported), max(changed))
+    print(f"target: no write held off for more than 1 s: {'met' if worst < 1.0 else 'NOT met'} "
+          f"(slowest {worst:.2f} s)")  # fmt: skip
+    database.dispose()
+
+
+if __name__ == "__main__":
+    main()
