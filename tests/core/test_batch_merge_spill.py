@@ -12,6 +12,7 @@ import duckdb
 import pytest
 
 from graphwright.core.batch_merge import BatchInput, BatchMerge, MergeOutOfMemory
+from graphwright.errors import InvalidInput
 
 LIMIT_MB = 128  # DuckDB needs some memory of its own: at 96MB the links' second pass runs out
 MB = 2**20
@@ -98,3 +99,13 @@ def test_a_merge_over_its_memory_limit_even_spilling_says_so(inputs: list[BatchI
         pytest.raises(MergeOutOfMemory, match=refusal),
     ):
         merge.run()
+
+
+def test_a_memory_limit_that_is_not_a_size_is_refused_before_any_work(
+    inputs: list[BatchInput], tmp_path: Path
+) -> None:
+    with pytest.raises(
+        InvalidInput, match="a memory limit is a size such as 2GB or 512MB, not 'lots'"
+    ):
+        BatchMerge(inputs, memory_limit="lots", temp_directory=tmp_path / "spill")
+    assert not any((tmp_path / "spill").glob("*"))  # no spill folder left behind

@@ -66,6 +66,8 @@ class BatchMerge:
     link_count: int = 0
 
     def __post_init__(self) -> None:
+        if self.memory_limit:  # refused before any folder or connection is made
+            self.memory_limit = memory_limit(self.memory_limit)
         if self.temp_directory is not None:
             self.temp_directory.mkdir(parents=True, exist_ok=True)
         self._directory = Path(
@@ -75,7 +77,7 @@ class BatchMerge:
         self.con = duckdb.connect()
         self.con.execute(f"SET temp_directory = {literal(str(self._directory))}")
         if self.memory_limit:
-            self.con.execute(f"SET memory_limit = {literal(memory_limit(self.memory_limit))}")
+            self.con.execute(f"SET memory_limit = {literal(self.memory_limit)}")
         self.con.execute("SET preserve_insertion_order = true")
         self.con.execute(";\n".join(MACROS))
         self._node_fields = Fields()
