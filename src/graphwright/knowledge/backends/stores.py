@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, TypeVar, cast
@@ -115,11 +116,23 @@ class EmbeddedStore:
                 result, error = work(), None
             except BaseException as exc:
                 result, error = None, exc
+                # Oxigraph's iterators must die in the thread that made them, not with the
+                # traceback in the event loop's thread: drop the frames' locals here
+                _clear_frames(exc)
             with contextlib.suppress(RuntimeError):  # the loop has closed: no one is waiting
                 loop.call_soon_threadsafe(finish, result, error)
 
         threading.Thread(target=target, name="graphwright-knowledge", daemon=True).start()
         return await future
+
+
+def _clear_frames(error: BaseException | None) -> None:
+    """Clear the locals of every frame in `error`'s traceback and in those it was chained to."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        traceback.clear_frames(error.__traceback__)
+        error = error.__cause__ or error.__context__
 
 
 class RemoteSparqlStore:
