@@ -112,3 +112,50 @@ def test_merge_normalize_offline_falls_back_to_the_input_equivalences(
     assert result.exit_code == 0, result.output
     assert "merged with the equivalences in the input only" in result.output
     assert [node["id"] for node in orjson.loads(out.read_bytes())["nodes"]] == ["NCBIGene:7157"]
+
+
+XREF_NODES = "id\tcategory\tname\txref\n" + (
+    "MONDO:0005148\tbiolink:Disease\ttype 2 diabetes\tDOID:9352\n"
+    "DOID:9352\tbiolink:Disease\ttype 2 diabetes mellitus\t\n"
+    "NCBIGene:3643\tbiolink:Gene\tINSR\t\n"
+)
+XREF_EDGES = "id\tsubject\tpredicate\tobject\n" + (
+    "e1\tNCBIGene:3643\tbiolink:gene_associated_with_condition\tDOID:9352\n"
+)
+
+
+@pytest.mark.parametrize("reader", ["kgx", "json"])
+@pytest.mark.parametrize("asked", ["flag", "setting"])
+def test_merge_treats_xref_as_equivalence_only_when_asked(
+    reader: str, asked: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if reader == "kgx":  # DuckDB's batch merge
+        (tmp_path / "d_nodes.tsv").write_text(XREF_NODES)
+        (tmp_path / "d_edges.tsv").write_text(XREF_EDGES)
+        files = [str(tmp_path / "d_nodes.tsv"), str(tmp_path / "d_edges.tsv")]
+    else:  # the accumulator
+        nodes = read_graph_pair(XREF_NODES, XREF_EDGES, "kgx-tsv")["nodes"]
+        links = [{"source": "NCBIGene:3643", "label": "related_to", "target": "DOID:9352"}]
+        (tmp_path / "d.json").write_bytes(orjson.dumps({"nodes": nodes, "links": links}))
+        files = [str(tmp_path / "d.json")]
+    out = tmp_path / "merged.json"
+
+    result = _run("merge", *files, "-o", str(out))
+    assert result.exit_code == 0, result.output
+    merged = orjson.loads(out.read_bytes())
+    assert len(merged["nodes"]) == 3
+    assert ("MONDO:0005148", "xref", "DOID:9352") in {
+        (link["source"], link["label"], link["target"]) for link in merged["links"]
+    }
+
+    if asked == "flag":
+        result = _run("merge", *files, "-o", str(out), "--xref-equivalence")
+    else:
+        monkeypatch.setenv("GRAPHWRIGHT_MERGE_XREF_EQUIVALENCE", "true")
+        result = _run("merge", *files, "-o", str(out))
+    assert result.exit_code == 0, result.output
+    merged = orjson.loads(out.read_bytes())
+    assert sorted(node["id"] for node in merged["nodes"]) == ["MONDO:0005148", "NCBIGene:3643"]
+    assert [(link["source"], link["target"]) for link in merged["links"]] == [
+        ("NCBIGene:3643", "MONDO:0005148")
+    ]

@@ -75,6 +75,15 @@ def merge(
         typer.Option("--key-by-source", help="Keep links from different primary sources apart."),
     ] = False,
     strict: StrictOption = False,
+    xref_equivalence: Annotated[
+        bool,
+        typer.Option(
+            "--xref-equivalence",
+            envvar="GRAPHWRIGHT_MERGE_XREF_EQUIVALENCE",
+            help="Merge nodes that name each other in `xref` (by default an xref is a link, "
+            "not a merge).",
+        ),
+    ] = False,
     normalize: Annotated[
         bool,
         typer.Option(
@@ -131,6 +140,7 @@ def merge(
             merged = run_batch(
                 batch,
                 key_by_source=key_by_source,
+                xref_equivalence=xref_equivalence,
                 strict=strict,
                 memory_limit=memory_limit,
                 temp_directory=temp_dir,
@@ -143,8 +153,8 @@ def merge(
             graph_count, counts, citations = len(batch), merged.counts(), CitationSet()
     else:
         graph_count, counts, citations, written = _merge_accumulated(
-            files, output, fmt, from_fmt, key_by_source=key_by_source, strict=strict,
-            normalize=normalize,
+            files, output, fmt, from_fmt, key_by_source=key_by_source,
+            xref_equivalence=xref_equivalence, strict=strict, normalize=normalize,
         )  # fmt: skip
     console.print(
         f"Merged {graph_count} graph(s) from {len(files)} file(s) into {file_names(written)}: "
@@ -173,12 +183,13 @@ def _merge_accumulated(
     from_fmt: str | None,
     *,
     key_by_source: bool,
+    xref_equivalence: bool,
     strict: bool,
     normalize: bool,
 ) -> tuple[int, tuple[int, int], CitationSet, list[Path]]:
     """Merge with GraphAccumulator (any input); return the graph count, node and link
     counts, the citations found and the files written."""
-    accumulator = GraphAccumulator(key_by_source=key_by_source)
+    accumulator = GraphAccumulator(key_by_source=key_by_source, xref_equivalence=xref_equivalence)
     citations = CitationSet()
     named = []
     for path in files:

@@ -24,6 +24,7 @@ def run_batch(
     inputs: list[BatchInput],
     *,
     key_by_source: bool,
+    xref_equivalence: bool,
     strict: bool,
     memory_limit: str | None,
     temp_directory: Path | None,
@@ -34,6 +35,7 @@ def run_batch(
     return merged_in_batch(
         inputs,
         key_by_source=key_by_source,
+        xref_equivalence=xref_equivalence,
         strict=strict,
         memory_limit=memory_limit,
         temp_directory=temp_directory,

@@ -53,6 +53,7 @@ def merged_in_batch(
     *,
     key_by_source: bool,
     strict: bool,
+    xref_equivalence: bool = False,
     memory_limit: str | None = None,
     temp_directory: Path | None = None,
     run: Callable[[BatchMerge], None] = BatchMerge.run,
@@ -65,6 +66,7 @@ def merged_in_batch(
         inputs,
         key_by_source=key_by_source,
         strict=strict,
+        xref_equivalence=xref_equivalence,
         memory_limit=memory_limit,
         temp_directory=temp_directory,
     )
