@@ -1,18 +1,20 @@
 """The miner's panels in real Chromium against a real server whose miner runs the real deepagents
 graph on a scripted model: tag bar, Agent Workspace filling in live, the approval panel with the
 confidence breakdown, approve (published), then a second run whose candidate is now a duplicate,
-rejected with a reason."""
+rejected with a reason; a custom tag, an edited publish, and the memory view's notes."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
 import pytest
 from fastapi import FastAPI
+from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from tests.miner.scripted import ScriptedModel, full_run
+from tests.miner.scripted import ASPIRIN, ScriptedModel, full_run
 from tests.web.browser import by_text, click, find, find_all, wait
 from tests.web.conftest import SCREENSHOTS, LiveUI, serve_ui
 from tests.web.test_browser import sign_in
@@ -130,3 +132,66 @@ def test_mine_watch_the_workspace_approve_then_reject_a_duplicate(
     wait_text(browser, "workspace-status", "· done")
     assert "validation: Validate candidates (completed)" in text_of(browser, "workspace-subagents")
     by_text(browser, "All runs")
+
+
+def shown(driver: Any, needle: str) -> bool:
+    return needle in driver.find_element(By.TAG_NAME, "body").text
+
+
+def replace_text(field: Any, text: str) -> None:
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys(Keys.DELETE)
+    field.send_keys(text)
+
+
+def test_a_custom_tag_an_edited_publish_and_the_memory_notes(
+    browser: Any, miner_live: LiveUI
+) -> None:
+    live = miner_live
+    with live.api() as api:
+        conversation = api.post("/api/conversations", json={"title": "Miner edit"}).json()["data"]
+    sign_in(browser, live.url, live.token)
+    browser.get(f"{live.url}/c/{conversation['id']}")
+    custom = find(browser, "custom-tag", "input")
+    custom.send_keys("Not-A-Tag")
+    click(browser, find(browser, "add-tag"))
+    wait(browser, lambda d: shown(d, "Invalid domain tag(s) 'Not-A-Tag'"))
+    replace_text(custom, "#rare_disease")
+    click(browser, find(browser, "add-tag"))
+    wait(browser, lambda d: find(d, "tag-rare_disease").get_attribute("aria-pressed") == "true")
+    click(browser, find(browser, "tag-rare_disease"))  # added chosen; a click leaves it out
+    wait(browser, lambda d: find(d, "tag-rare_disease").get_attribute("aria-pressed") == "false")
+    click(browser, find(browser, f"tag-{TAG}"))
+    find(browser, "message-input", "input").send_keys("What does aspirin inhibit?")
+
+    run = mine(browser, live)
+    assert run["domainTags"] == [TAG]
+    click(browser, find(browser, "edit"))
+    edited = {key: value for key, value in ASPIRIN.items() if key != "relatedTo"}
+    edited["name"] = "aspirin inhibits PTGS1"
+    replace_text(find(browser, "edit-jsonld", "input"), orjson.dumps(edited).decode())
+    click(browser, find(browser, "publish-edited"))
+    wait_text(browser, "workspace-status", "· done")
+    decision = decided(browser, live, run["id"])
+    assert (decision["type"], decision["by"]) == ("edit", "web tester")
+    assert "Published as did:dkg:" in decision["outcome"]  # after deepagents' note on the edit
+    subject = ASPIRIN["@id"]
+    query = f"SELECT ?name WHERE {{ GRAPH ?g {{ <{subject}> <http://schema.org/name> ?name }} }}"
+    with live.api() as api:
+        answer = api.get("/api/knowledge/sparql", params={"query": query}).json()
+    assert "aspirin inhibits PTGS1" in [
+        row["name"]["value"] for row in answer["results"]["bindings"]
+    ]
+
+    browser.get(f"{live.url}/miner/memory")  # the run wrote #drug_targets' discovery notes
+    click(browser, find(browser, f"note-{TAG}-discovery-notes"))
+    wait_text(browser, "memory-note-title", f"/memories/knowledge/{TAG}/discovery-notes.md")
+    editor = find(browser, "memory-editor", "input")
+    wait(browser, lambda _d: editor.get_attribute("value"))
+    editor.send_keys(Keys.CONTROL, Keys.END)
+    editor.send_keys("\n- Pattern: ChEMBL before PubMed for potency\n")
+    click(browser, find(browser, "memory-save"))
+    wait(browser, lambda d: shown(d, f"Saved /memories/knowledge/{TAG}/discovery-notes.md"))
+    with live.api() as api:
+        note = api.get(f"/api/miner/memory/{TAG}/discovery-notes").json()["data"]
+    assert note["content"].endswith("- Pattern: ChEMBL before PubMed for potency\n")
