@@ -24,7 +24,7 @@ from graphwright.db import Database
 from graphwright.envelope import error_response, failure, ok
 from graphwright.errors import GraphwrightError, problems
 from graphwright.graphmode import api as graph_api
-from graphwright.graphmode.client import BackendResolver
+from graphwright.graphmode.backend_resolver import BackendResolver
 from graphwright.graphmode.events import create_graph_events
 from graphwright.graphmode.limits import GraphLimits
 from graphwright.graphmode.service import GraphService

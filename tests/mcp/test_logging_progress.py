@@ -9,7 +9,7 @@ from typing import Any
 from mcp import Client
 
 from graphwright.db import Database
-from graphwright.graphmode.client import BackendResolver
+from graphwright.graphmode.backend_resolver import BackendResolver
 from graphwright.graphmode.events import create_graph_events
 from graphwright.graphmode.service import GraphService
 from graphwright.graphmode.tools import graph_server

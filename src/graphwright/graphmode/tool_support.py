@@ -19,12 +19,8 @@ from starlette.requests import Request
 from graphwright import mcpkit
 from graphwright.errors import InvalidInput, problems
 from graphwright.graphmode import summary
-from graphwright.graphmode.client import (
-    BackendResolver,
-    DatabaseContext,
-    GraphBackend,
-    HttpCaller,
-)
+from graphwright.graphmode.backend_resolver import BackendResolver, DatabaseContext, HttpCaller
+from graphwright.graphmode.client import GraphBackend
 from graphwright.graphmode.schemas import (
     ChangesetSummary,
     Edge,

@@ -1,9 +1,10 @@
 """The `graph` MCP server (seed 004): build, edit, undo, read and analyse a conversation's graph.
 
-Thin: each tool parses its arguments, asks the backend (`client.py`) or the pure functions
-(`analysis.py`, `summary.py`) and words the result. Which graph a call touches comes from seed
-004's `databaseContext` argument, which a middleware lifts out of the arguments before they are
-validated, so it never appears in the input schemas the model sees.
+Thin: each tool parses its arguments, asks the backend (`client.py`, chosen per call by
+`backend_resolver.py`) or the pure functions (`analysis.py`, `summary.py`) and words the
+result. Which graph a call touches comes from seed 004's `databaseContext` argument, which a
+middleware lifts out of the arguments before they are validated, so it never appears in the
+input schemas the model sees.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from mcp_types import CallToolResult
 from graphwright import mcpkit
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
 from graphwright.errors import GraphwrightError
-from graphwright.graphmode.client import BackendResolver, GraphBackend
+from graphwright.graphmode.backend_resolver import BackendResolver
+from graphwright.graphmode.client import GraphBackend
 from graphwright.graphmode.tool_support import INSTRUCTIONS, lift_database_context, resolve_backend
 from graphwright.graphmode.tools_bulk import register_bulk
 from graphwright.graphmode.tools_edits import register_edits
