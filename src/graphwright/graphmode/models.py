@@ -19,6 +19,30 @@ from sqlalchemy.orm import Mapped, mapped_column
 from graphwright.db import Base, UtcDateTime
 
 TZ = UtcDateTime()
+Row = dict[str, Any]  # a node, edge or changeset row as the repository reads and writes it
+
+# The node and edge columns, in the order their rows travel (bulk loads, the stash).
+NODE_COLUMNS = (
+    "id",
+    "label",
+    "type",
+    "data",
+    "position",
+    "created_version",
+    "created_at",
+    "updated_at",
+)
+EDGE_COLUMNS = (
+    "id",
+    "source",
+    "target",
+    "label",
+    "type",
+    "data",
+    "created_version",
+    "created_at",
+    "updated_at",
+)
 
 
 class _NodeFields:

@@ -5,61 +5,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import Select, Table, and_, delete, func, insert, literal, select, update
+from sqlalchemy import Select, Table, and_, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session, aliased, defer
+from sqlalchemy.orm import Session, aliased
 
-from graphwright.db import dump_json
 from graphwright.graphmode.models import (
-    GraphChangeset,
-    changesets,
-    edge_stash,
+    EDGE_COLUMNS,
+    NODE_COLUMNS,
+    Row,
     edges,
-    node_stash,
     nodes,
     projects,
 )
+from graphwright.graphmode.repository_bulk import BulkRows
+from graphwright.graphmode.repository_history import HistoryRows
 
 CHUNK = 500
-NODE_COLUMNS = (
-    "id",
-    "label",
-    "type",
-    "data",
-    "position",
-    "created_version",
-    "created_at",
-    "updated_at",
-)
-EDGE_COLUMNS = (
-    "id",
-    "source",
-    "target",
-    "label",
-    "type",
-    "data",
-    "created_version",
-    "created_at",
-    "updated_at",
-)
-
-Row = dict[str, Any]
-TIMESTAMP_COLUMNS = frozenset({"created_at", "updated_at"})
-JSON_COLUMNS = frozenset({"data", "position"})
-BULK_CACHE_KIB = -262_144  # SQLite reads a negative cache_size as KiB
-
-
-def _json_text(value: Any) -> str | None:
-    # The text the engine's JSON serializer writes, so bulk rows are stored as ORM rows are.
-    return None if value is None else dump_json(value)
-
-
-def _sqlite_time(moment: datetime) -> str:
-    # The text form SQLAlchemy's SQLite DateTime type writes and parses back.
-    return moment.strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
 @dataclass(frozen=True)
@@ -83,7 +46,10 @@ def _edge_cols() -> list[Any]:
     return [edges.c[name] for name in EDGE_COLUMNS]
 
 
-class GraphRepository:
+class GraphRepository(BulkRows, HistoryRows):
+    """Graph Mode's SQL: projects, nodes and edges, and reads over a whole graph; bulk loading
+    in `repository_bulk.py`, the change log and stash in `repository_history.py`."""
+
     def __init__(self, session: Session) -> None:
         self.session = session
         self.dialect = session.get_bind().dialect.name
@@ -219,131 +185,6 @@ class GraphRepository:
             self.session.execute(
                 delete(table).where(table.c.project_id == project_id, table.c.id.in_(chunk))
             )
-
-    # bulk loading (imports): rows encoded for the driver before the write transaction starts,
-    # so that the transaction itself only hands them over
-
-    def encode(self, columns: Sequence[str], rows: Iterable[Row]) -> list[tuple[Any, ...]]:
-        """`columns` of each row as the driver takes them: JSON as text, and on SQLite
-        timestamps as the text SQLAlchemy's DateTime type writes."""
-        values_of = itemgetter(*columns)
-        json_at = [i for i, c in enumerate(columns) if c in JSON_COLUMNS]
-        time_at = (
-            []
-            if self.dialect == "postgresql"
-            else [i for i, c in enumerate(columns) if c in TIMESTAMP_COLUMNS]
-        )
-        times: dict[datetime, str] = {}
-
-        def encoded(row: Row) -> tuple[Any, ...]:
-            values = list(values_of(row))
-            for i in json_at:
-                values[i] = _json_text(values[i])
-            for i in time_at:
-                moment = values[i]
-                text = times.get(moment)
-                if text is None:
-                    text = times[moment] = _sqlite_time(moment)
-                values[i] = text
-            return tuple(values)
-
-        return [encoded(row) for row in rows]
-
-    def encode_updates(self, columns: Sequence[str], rows: Iterable[Row]) -> list[tuple[Any, ...]]:
-        """Rows for `bulk_update` of `columns`: those columns, then the row's id."""
-        return self.encode((*columns, "id"), rows)
-
-    def bulk_insert(self, project_id: int, table: str, rows: list[tuple[Any, ...]]) -> None:
-        """Insert node or edge rows encoded by `encode` (all NODE_COLUMNS or EDGE_COLUMNS)."""
-        if not rows:
-            return
-        columns = NODE_COLUMNS if table == "graph_nodes" else EDGE_COLUMNS
-        names = ", ".join(["project_id", *columns])
-        dbapi = self.session.connection().connection.driver_connection
-        if self.dialect == "postgresql":
-            copy_sql = f"COPY {table} ({names}) FROM STDIN"
-            with dbapi.cursor() as cursor, cursor.copy(copy_sql) as copy:
-                for row in rows:
-                    copy.write_row((project_id, *row))
-            return
-        marks = ", ".join("?" * len(columns))
-        cursor = dbapi.cursor()
-        # A page cache that holds the indexes being filled saves most of the I/O of a big load.
-        (previous,) = cursor.execute("PRAGMA cache_size").fetchone()
-        cursor.execute(f"PRAGMA cache_size={BULK_CACHE_KIB}")
-        try:
-            # The project id is ours (an integer), so it goes in the statement, not in each row.
-            cursor.executemany(
-                f"INSERT INTO {table} ({names}) VALUES ({int(project_id)}, {marks})", rows
-            )
-        finally:
-            cursor.execute(f"PRAGMA cache_size={int(previous)}")
-
-    def bulk_update(
-        self, project_id: int, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]
-    ) -> None:
-        """Set `columns` of many rows, encoded by `encode_updates` from the same `columns`."""
-        if not rows:
-            return
-        postgres = self.dialect == "postgresql"
-        mark = "%s" if postgres else "?"
-        assignments = ", ".join(
-            f"{c} = CAST({mark} AS jsonb)" if postgres and c in JSON_COLUMNS else f"{c} = {mark}"
-            for c in columns
-        )
-        sql = (
-            f"UPDATE {table} SET {assignments} WHERE project_id = {int(project_id)} AND id = {mark}"
-        )
-        cursor = self.session.connection().connection.driver_connection.cursor()
-        try:
-            cursor.executemany(sql, rows)
-        finally:
-            cursor.close()
-
-    # rows created by one changeset (imports), and their stash
-
-    def stash(self, project_id: int, version: int, *, only_created: bool) -> None:
-        """Move rows into the stash under `version`: those created by it, or all of them.
-
-        Edges go first, since they need their nodes.
-        """
-        for live, stash, columns in (
-            (edges, edge_stash, EDGE_COLUMNS),
-            (nodes, node_stash, NODE_COLUMNS),
-        ):
-            where = live.c.project_id == project_id
-            if only_created:
-                where = and_(where, live.c.created_version == version)
-            chosen = select(
-                live.c.project_id, literal(version), *[live.c[c] for c in columns]
-            ).where(where)
-            self.session.execute(
-                insert(stash).from_select(["project_id", "stash_version", *columns], chosen)
-            )
-            self.session.execute(delete(live).where(where))
-
-    def unstash(self, project_id: int, version: int) -> None:
-        for live, stash, columns in (
-            (nodes, node_stash, NODE_COLUMNS),
-            (edges, edge_stash, EDGE_COLUMNS),
-        ):
-            where = and_(stash.c.project_id == project_id, stash.c.stash_version == version)
-            chosen = select(stash.c.project_id, *[stash.c[c] for c in columns]).where(where)
-            self.session.execute(insert(live).from_select(["project_id", *columns], chosen))
-            self.session.execute(delete(stash).where(where))
-
-    def stashed_rows(self, project_id: int, version: int) -> tuple[list[Row], list[Row]]:
-        node_rows = self.session.execute(
-            select(*[node_stash.c[c] for c in NODE_COLUMNS]).where(
-                node_stash.c.project_id == project_id, node_stash.c.stash_version == version
-            )
-        )
-        edge_rows = self.session.execute(
-            select(*[edge_stash.c[c] for c in EDGE_COLUMNS]).where(
-                edge_stash.c.project_id == project_id, edge_stash.c.stash_version == version
-            )
-        )
-        return [dict(r._mapping) for r in node_rows], [dict(r._mapping) for r in edge_rows]
 
     # reads over the whole graph
 
@@ -485,70 +326,3 @@ class GraphRepository:
         return [
             dict(r._mapping) for r in self.session.execute(query.order_by(nodes.c.id).limit(limit))
         ]
-
-    # the change log
-
-    def add_changeset(self, values: Row) -> None:
-        self.session.execute(insert(changesets), [values])
-
-    def changeset(self, project_id: int, version: int) -> GraphChangeset | None:
-        return self.session.scalar(
-            select(GraphChangeset).where(
-                GraphChangeset.project_id == project_id, GraphChangeset.version == version
-            )
-        )
-
-    def _edit_with_state(self, project_id: int, state: str, newest: bool) -> GraphChangeset | None:
-        order = GraphChangeset.version.desc() if newest else GraphChangeset.version.asc()
-        return self.session.scalar(
-            select(GraphChangeset)
-            .where(GraphChangeset.project_id == project_id, GraphChangeset.undo_state == state)
-            .order_by(order)
-            .limit(1)
-        )
-
-    def newest_applied_edit(self, project_id: int) -> GraphChangeset | None:
-        return self._edit_with_state(project_id, "applied", newest=True)
-
-    def oldest_undone_edit(self, project_id: int) -> GraphChangeset | None:
-        return self._edit_with_state(project_id, "undone", newest=False)
-
-    def set_undo_state(self, changeset_id: int, state: str) -> None:
-        self.session.execute(
-            update(changesets).where(changesets.c.id == changeset_id).values(undo_state=state)
-        )
-
-    def drop_undone(self, project_id: int) -> list[int]:
-        """Mark every undone edit as dropped (the redo branch is gone); their versions."""
-        where = and_(changesets.c.project_id == project_id, changesets.c.undo_state == "undone")
-        versions = list(
-            self.session.scalars(select(changesets.c.version).where(where).order_by("version"))
-        )
-        if versions:
-            self.session.execute(update(changesets).where(where).values(undo_state="dropped"))
-        return versions
-
-    def history(self, project_id: int, offset: int, limit: int) -> tuple[list[GraphChangeset], int]:
-        total = self.session.scalar(
-            select(func.count())
-            .select_from(changesets)
-            .where(changesets.c.project_id == project_id)
-        )
-        items = self.session.scalars(
-            select(GraphChangeset)
-            .options(defer(GraphChangeset.forward), defer(GraphChangeset.inverse))
-            .where(GraphChangeset.project_id == project_id)
-            .order_by(GraphChangeset.version.desc())
-            .offset(offset)
-            .limit(limit)
-        )
-        return list(items), int(total or 0)
-
-    def changesets_after(self, project_id: int, version: int) -> Iterator[GraphChangeset]:
-        """Changesets newer than `version`, newest first."""
-        yield from self.session.scalars(
-            select(GraphChangeset)
-            .where(GraphChangeset.project_id == project_id, GraphChangeset.version > version)
-            .order_by(GraphChangeset.version.desc())
-            .execution_options(yield_per=200)
-        )

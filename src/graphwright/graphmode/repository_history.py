@@ -1,0 +1,137 @@
+"""The history part of `GraphRepository`: the change log (versions, undo states) and the stash
+that holds the rows an undone import created."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sqlalchemy import and_, delete, func, insert, literal, select, update
+from sqlalchemy.orm import Session, defer
+
+from graphwright.graphmode.models import (
+    EDGE_COLUMNS,
+    NODE_COLUMNS,
+    GraphChangeset,
+    Row,
+    changesets,
+    edge_stash,
+    edges,
+    node_stash,
+    nodes,
+)
+
+
+class HistoryRows:
+    """The change log and the stash, for `GraphRepository`."""
+
+    session: Session
+
+    def stash(self, project_id: int, version: int, *, only_created: bool) -> None:
+        """Move rows into the stash under `version`: those created by it, or all of them.
+
+        Edges go first, since they need their nodes.
+        """
+        for live, stash, columns in (
+            (edges, edge_stash, EDGE_COLUMNS),
+            (nodes, node_stash, NODE_COLUMNS),
+        ):
+            where = live.c.project_id == project_id
+            if only_created:
+                where = and_(where, live.c.created_version == version)
+            chosen = select(
+                live.c.project_id, literal(version), *[live.c[c] for c in columns]
+            ).where(where)
+            self.session.execute(
+                insert(stash).from_select(["project_id", "stash_version", *columns], chosen)
+            )
+            self.session.execute(delete(live).where(where))
+
+    def unstash(self, project_id: int, version: int) -> None:
+        for live, stash, columns in (
+            (nodes, node_stash, NODE_COLUMNS),
+            (edges, edge_stash, EDGE_COLUMNS),
+        ):
+            where = and_(stash.c.project_id == project_id, stash.c.stash_version == version)
+            chosen = select(stash.c.project_id, *[stash.c[c] for c in columns]).where(where)
+            self.session.execute(insert(live).from_select(["project_id", *columns], chosen))
+            self.session.execute(delete(stash).where(where))
+
+    def stashed_rows(self, project_id: int, version: int) -> tuple[list[Row], list[Row]]:
+        node_rows = self.session.execute(
+            select(*[node_stash.c[c] for c in NODE_COLUMNS]).where(
+                node_stash.c.project_id == project_id, node_stash.c.stash_version == version
+            )
+        )
+        edge_rows = self.session.execute(
+            select(*[edge_stash.c[c] for c in EDGE_COLUMNS]).where(
+                edge_stash.c.project_id == project_id, edge_stash.c.stash_version == version
+            )
+        )
+        return [dict(r._mapping) for r in node_rows], [dict(r._mapping) for r in edge_rows]
+
+    # the change log
+
+    def add_changeset(self, values: Row) -> None:
+        self.session.execute(insert(changesets), [values])
+
+    def changeset(self, project_id: int, version: int) -> GraphChangeset | None:
+        return self.session.scalar(
+            select(GraphChangeset).where(
+                GraphChangeset.project_id == project_id, GraphChangeset.version == version
+            )
+        )
+
+    def _edit_with_state(self, project_id: int, state: str, newest: bool) -> GraphChangeset | None:
+        order = GraphChangeset.version.desc() if newest else GraphChangeset.version.asc()
+        return self.session.scalar(
+            select(GraphChangeset)
+            .where(GraphChangeset.project_id == project_id, GraphChangeset.undo_state == state)
+            .order_by(order)
+            .limit(1)
+        )
+
+    def newest_applied_edit(self, project_id: int) -> GraphChangeset | None:
+        return self._edit_with_state(project_id, "applied", newest=True)
+
+    def oldest_undone_edit(self, project_id: int) -> GraphChangeset | None:
+        return self._edit_with_state(project_id, "undone", newest=False)
+
+    def set_undo_state(self, changeset_id: int, state: str) -> None:
+        self.session.execute(
+            update(changesets).where(changesets.c.id == changeset_id).values(undo_state=state)
+        )
+
+    def drop_undone(self, project_id: int) -> list[int]:
+        """Mark every undone edit as dropped (the redo branch is gone); their versions."""
+        where = and_(changesets.c.project_id == project_id, changesets.c.undo_state == "undone")
+        versions = list(
+            self.session.scalars(select(changesets.c.version).where(where).order_by("version"))
+        )
+        if versions:
+            self.session.execute(update(changesets).where(where).values(undo_state="dropped"))
+        return versions
+
+    def history(self, project_id: int, offset: int, limit: int) -> tuple[list[GraphChangeset], int]:
+        total = self.session.scalar(
+            select(func.count())
+            .select_from(changesets)
+            .where(changesets.c.project_id == project_id)
+        )
+        items = self.session.scalars(
+            select(GraphChangeset)
+            .options(defer(GraphChangeset.forward), defer(GraphChangeset.inverse))
+            .where(GraphChangeset.project_id == project_id)
+            .order_by(GraphChangeset.version.desc())
+            .offset(offset)
+            .limit(limit)
+        )
+        return list(items), int(total or 0)
+
+    def changesets_after(self, project_id: int, version: int) -> Iterator[GraphChangeset]:
+        """Changesets newer than `version`, newest first."""
+        yield from self.session.scalars(
+            select(GraphChangeset)
+            .where(GraphChangeset.project_id == project_id, GraphChangeset.version > version)
+            .order_by(GraphChangeset.version.desc())
+            .execution_options(yield_per=200)
+        )
