@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphwright.artifacts.events import ArtifactEvent
-from graphwright.artifacts.store import ArtifactStore, InMemoryArtifactStore, SqlArtifactStore
+from graphwright.artifacts.memory_store import InMemoryArtifactStore
+from graphwright.artifacts.store import ArtifactStore, SqlArtifactStore
 from graphwright.core.artifacts import Artifact, Part, apply_update
 from graphwright.db import Database
 from graphwright.errors import Conflict, InvalidInput, NotFound
