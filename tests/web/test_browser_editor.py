@@ -2,7 +2,8 @@
 an edge, bulk delete with its preview (and cancel), merging duplicates, Ctrl+Z and
 Ctrl+Shift+Z, history diff and revert, analysis, layouts, and the artifact view's search and
 type filter. Then the accessible basics: the main actions from the keyboard, a name on every
-control, WCAG contrast of the text on screen, and a 1280x720 window without sideways scroll."""
+control, WCAG contrast of the text on screen, and a 1280x720 window without sideways scroll.
+Last, the graph's right-click menu: start an edge from a node, and delete it."""
 
 from __future__ import annotations
 
@@ -86,8 +87,9 @@ def current_version(live: LiveUI, cid: str) -> int:
         return int(api.get(f"/api/graph/{cid}/summary").json()["data"]["version"])
 
 
-def click_node(driver: Any, node_id: str) -> None:
-    """A real mouse click on the node, where ECharts drew it."""
+def click_node(driver: Any, node_id: str, *, right: bool = False) -> None:
+    """A real mouse click (or right-click, after a click selects it) on the node, where ECharts
+    drew it."""
     chart = find(driver, "graph-chart")
     dx, dy = driver.execute_script(
         """
@@ -105,6 +107,9 @@ def click_node(driver: Any, node_id: str) -> None:
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", chart)
     ActionChains(driver).move_to_element_with_offset(chart, int(dx), int(dy)).click().perform()
     wait(driver, lambda d: find(d, "selected-node").text == f"Node {node_id}")
+    if right:
+        menu = ActionChains(driver).move_to_element_with_offset(chart, int(dx), int(dy))
+        menu.context_click().perform()
 
 
 def pick(driver: Any, name: str, value: str) -> None:
@@ -368,3 +373,28 @@ def test_keyboard_labels_contrast_and_a_1280x720_window(browser: Any, live: Live
         header = browser.find_element(By.CSS_SELECTOR, "header")
         assert header.is_displayed() and find(browser, "sign-out").is_displayed()
     by_text(browser, "Publication requests")
+
+
+def test_the_context_menu_starts_an_edge_and_deletes_the_node(browser: Any, live: LiveUI) -> None:
+    version = new_graph(live, "menu")
+    open_editor(browser, live, "menu", version)
+    title = "Graph · version {} · {} nodes, {} edges"
+    assert find(browser, "graph-title").text == title.format(version, 5, 4)
+
+    def choose(item: str) -> None:
+        click(browser, by_text(browser, item, "div[contains(@class, 'q-item')]"))
+        gone_menu = "return !document.querySelector('.q-menu');"
+        wait(browser, lambda d: d.execute_script(gone_menu))
+
+    click_node(browser, "MONDO:0007254", right=True)
+    choose("Start an edge from the selected node")
+    tab(browser, "edit")
+    source = "breast cancer (MONDO:0007254)"
+    wait(browser, lambda d: find(d, "edge-source").get_attribute("value") == source)
+    click_node(browser, "MONDO:0007254", right=True)
+    choose("Delete the selected node")
+    version += 1
+    wait_drawn(browser, str(version))
+    assert "MONDO:0007254" not in labels(live, "menu")
+    assert len(state(live, "menu")["edges"]) == 2  # and the two edges that touched it
+    wait(browser, lambda d: find(d, "graph-title").text == title.format(version, 4, 2))
