@@ -11,52 +11,35 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
-import sys
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 from langchain_core.outputs import ChatGenerationChunk
 from nicegui import ui
+from nicegui.testing.user import User
 from pydantic import Field
 
-from graphwright.artifacts.service import ArtifactUpdateInput
-from graphwright.chat.models import ConversationCreate
-from graphwright.core.artifacts import Artifact, Part
 from graphwright.core.formats import FORMATS, read_graph
-from graphwright.mcp_registry import names as own_servers
 from graphwright.web.turn_view import TurnView
 from tests.chat.fakes import ScriptedChatModel, call, reply
+from tests.web.chat_support import conversation, flaky_only, store_artifact
 from tests.web.conftest import Simulated
-
-FLAKY = Path(__file__).parents[1] / "fixtures" / "chat" / "flaky_server.py"
 
 
 @pytest.fixture
 def mcp_servers() -> dict[str, Any]:
-    return {
-        **{name: {"disabled": True} for name in own_servers()},
-        "flaky": {"command": sys.executable, "args": [str(FLAKY)], "timeout": 120},
-    }
+    return flaky_only()
 
 
-def conversation(simulated: Simulated, cid: str) -> None:
-    simulated.app.state.chat_service.create_conversation(
-        ConversationCreate(id=cid, title=f"Conversation {cid}"), actor="t"
-    )
-
-
-def store_artifact(
-    simulated: Simulated, cid: str, artifact_id: str, name: str, media_type: str, text: str
-) -> None:
-    artifact = Artifact(
-        artifact_id=artifact_id, name=name, parts=[Part(text=text, media_type=media_type)]
-    )
-    simulated.app.state.artifact_service.artifact_update(
-        ArtifactUpdateInput(artifact=artifact), context_id=cid
-    )
+async def open_artifact(simulated: Simulated, name: str, media_type: str, data: Any) -> User:
+    """A new conversation holding one artifact of `data` as JSON, open on its page."""
+    conversation(simulated, "c")
+    store_artifact(simulated, "c", "a", name, media_type, orjson.dumps(data).decode())
+    await simulated.sign_in(label="ada")
+    await simulated.user.open("/c/c")
+    return simulated.user
 
 
 def record_names(simulated: Simulated, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -219,12 +202,7 @@ CITATIONS = [
 async def test_the_bibliography_is_a_sortable_table_with_links_and_exports(
     simulated: Simulated, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    conversation(simulated, "bib")
-    text = orjson.dumps(CITATIONS).decode()
-    store_artifact(simulated, "bib", "refs", "Key refs", "application/vnd.bibliography", text)
-    await simulated.sign_in(label="ada")
-    user = simulated.user
-    await user.open("/c/bib")
+    user = await open_artifact(simulated, "Key refs", "application/vnd.bibliography", CITATIONS)
     await user.should_see(marker="bibliography", retries=100)
     await user.should_see("Bibliography: Key refs")
     await user.should_see("3 references")
@@ -287,12 +265,7 @@ GRAPH = {
 async def test_a_knowledge_graph_exports_in_every_format_the_cli_writes(
     simulated: Simulated, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    conversation(simulated, "kg")
-    text = orjson.dumps(GRAPH).decode()
-    store_artifact(simulated, "kg", "graph", "TP53 graph", "application/vnd.knowledge-graph", text)
-    await simulated.sign_in(label="ada")
-    user = simulated.user
-    await user.open("/c/kg")
+    user = await open_artifact(simulated, "TP53 graph", "application/vnd.knowledge-graph", GRAPH)
     await user.should_see(marker="graph-export", retries=100)
     await user.should_see("3 nodes, 2 links")
     names = {n["id"]: n["name"] for n in GRAPH["nodes"]}

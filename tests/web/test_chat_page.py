@@ -8,48 +8,20 @@ a page's tool list (and a slash command) starts one small process instead of sev
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from nicegui import ui
 from nicegui.testing.user import User
 
-from graphwright.artifacts.service import ArtifactUpdateInput, DeleteArtifactInput
-from graphwright.chat.models import ConversationCreate
-from graphwright.core.artifacts import Artifact, Part
-from graphwright.mcp_registry import names as own_servers
+from graphwright.artifacts.service import DeleteArtifactInput
+from tests.web.chat_support import conversation, flaky_only, store_artifact
 from tests.web.conftest import Simulated
-
-FLAKY = Path(__file__).parents[1] / "fixtures" / "chat" / "flaky_server.py"
 
 
 @pytest.fixture
 def mcp_servers() -> dict[str, Any]:
-    return {
-        **{name: {"disabled": True} for name in own_servers()},
-        "flaky": {"command": sys.executable, "args": [str(FLAKY)], "timeout": 120},
-    }
-
-
-def conversation(simulated: Simulated, cid: str) -> None:
-    simulated.app.state.chat_service.create_conversation(
-        ConversationCreate(id=cid, title=f"Conversation {cid}"), actor="t"
-    )
-
-
-def store_artifact(
-    simulated: Simulated, cid: str, artifact_id: str, name: str, media_type: str, text: str
-) -> int:
-    """Create the artifact, or store `text` as its next version; returns the version."""
-    artifact = Artifact(
-        artifact_id=artifact_id, name=name, parts=[Part(text=text, media_type=media_type)]
-    )
-    written = simulated.app.state.artifact_service.artifact_update(
-        ArtifactUpdateInput(artifact=artifact), context_id=cid
-    )
-    return written.version
+    return flaky_only()
 
 
 def one(simulated: Simulated, marker: str) -> Any:

@@ -70,6 +70,13 @@ def mine(driver: Any, live: LiveUI) -> dict[str, Any]:
     return wait(driver, lambda _driver: waiting_run(live))
 
 
+def open_new_conversation(driver: Any, live: LiveUI, title: str) -> None:
+    with live.api() as api:
+        conversation = api.post("/api/conversations", json={"title": title}).json()["data"]
+    sign_in(driver, live.url, live.token)
+    driver.get(f"{live.url}/c/{conversation['id']}")
+
+
 def waiting_run(live: LiveUI) -> dict[str, Any] | None:
     with live.api() as api:
         runs = api.get("/api/miner/runs", params={"status": "waiting"}).json()["data"]["runs"]
@@ -80,10 +87,7 @@ def test_mine_watch_the_workspace_approve_then_reject_a_duplicate(
     browser: Any, miner_live: LiveUI
 ) -> None:
     live = miner_live
-    with live.api() as api:
-        conversation = api.post("/api/conversations", json={"title": "Miner tour"}).json()["data"]
-    sign_in(browser, live.url, live.token)
-    browser.get(f"{live.url}/c/{conversation['id']}")
+    open_new_conversation(browser, live, "Miner tour")
     find(browser, "tag-bar")
     assert not any(e.is_displayed() for e in find_all(browser, "agent-workspace"))  # until a run
     click(browser, find(browser, f"tag-{TAG}"))
@@ -148,10 +152,7 @@ def test_a_custom_tag_an_edited_publish_and_the_memory_notes(
     browser: Any, miner_live: LiveUI
 ) -> None:
     live = miner_live
-    with live.api() as api:
-        conversation = api.post("/api/conversations", json={"title": "Miner edit"}).json()["data"]
-    sign_in(browser, live.url, live.token)
-    browser.get(f"{live.url}/c/{conversation['id']}")
+    open_new_conversation(browser, live, "Miner edit")
     custom = find(browser, "custom-tag", "input")
     custom.send_keys("Not-A-Tag")
     click(browser, find(browser, "add-tag"))
