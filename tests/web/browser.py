@@ -63,6 +63,18 @@ def texts(driver: WebDriver, name: str) -> list[str]:
     return driver.execute_script(script)
 
 
+def shown(driver: WebDriver, text: str) -> bool:
+    """Whether `text` is anywhere on the page (a notification, say)."""
+    return text in driver.find_element(By.TAG_NAME, "body").text
+
+
+def replace_text(field: WebElement, text: str) -> None:
+    """Type `text` into `field` in place of what it holds."""
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys(Keys.DELETE)
+    field.send_keys(text)
+
+
 def _visible(elements: list[WebElement]) -> WebElement | None:
     return next((e for e in elements if e.is_displayed()), None)
 

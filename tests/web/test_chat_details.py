@@ -80,13 +80,13 @@ async def send(simulated: Simulated, cid: str, message: str) -> None:
     user.find(marker="send").click()
 
 
-async def stored_answer(simulated: Simulated, cid: str) -> dict[str, Any]:
-    """The conversation's last assistant message, once its turn has been stored."""
+async def until_stored(simulated: Simulated, cid: str) -> None:
+    """Wait until the conversation's turn has been stored (its answer is the last message)."""
     chat = simulated.app.state.chat_service
     for _ in range(600):
         messages = chat.get_conversation(cid)["messages"]
         if messages and messages[-1]["role"] == "assistant":
-            return messages[-1]
+            return
         await asyncio.sleep(0.05)
     raise AssertionError(f"the turn in {cid} was never stored")
 
@@ -135,7 +135,7 @@ async def test_tool_cards_show_arguments_status_and_a_failures_error(
 
     # the stored turn, opened again, shows the same cards (the page shows the answer before the
     # turn's message is stored, and an opened page draws what is stored at that moment)
-    await stored_answer(simulated, "cards")
+    await until_stored(simulated, "cards")
     await user.open("/c/cards")
     await user.should_see(marker="tool-call", content="flaky.sleep · failed in", retries=100)
     stored = {card.text.split(" · ")[0]: card for card in user.find(marker="tool-call").elements}

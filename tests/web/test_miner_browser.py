@@ -11,11 +11,10 @@ from typing import Any
 import orjson
 import pytest
 from fastapi import FastAPI
-from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from tests.miner.scripted import ASPIRIN, ScriptedModel, full_run
-from tests.web.browser import by_text, click, find, find_all, wait
+from tests.web.browser import by_text, click, find, find_all, replace_text, shown, wait
 from tests.web.conftest import SCREENSHOTS, LiveUI, serve_ui
 from tests.web.test_browser import sign_in
 
@@ -93,9 +92,7 @@ def test_mine_watch_the_workspace_approve_then_reject_a_duplicate(
     click(browser, find(browser, f"tag-{TAG}"))
     wait(browser, lambda d: find(d, f"tag-{TAG}").get_attribute("aria-pressed") == "true")
     find(browser, "message-input", "input").send_keys("What does aspirin inhibit?")
-    iterations = find(browser, "max-iterations", "input")
-    iterations.send_keys(Keys.CONTROL, "a")
-    iterations.send_keys("8")
+    replace_text(find(browser, "max-iterations", "input"), "8")
 
     first = mine(browser, live)
     assert first["domainTags"] == [TAG]
@@ -136,16 +133,6 @@ def test_mine_watch_the_workspace_approve_then_reject_a_duplicate(
     wait_text(browser, "workspace-status", "· done")
     assert "validation: Validate candidates (completed)" in text_of(browser, "workspace-subagents")
     by_text(browser, "All runs")
-
-
-def shown(driver: Any, needle: str) -> bool:
-    return needle in driver.find_element(By.TAG_NAME, "body").text
-
-
-def replace_text(field: Any, text: str) -> None:
-    field.send_keys(Keys.CONTROL, "a")
-    field.send_keys(Keys.DELETE)
-    field.send_keys(text)
 
 
 def test_a_custom_tag_an_edited_publish_and_the_memory_notes(
