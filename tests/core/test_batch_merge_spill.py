@@ -4,7 +4,7 @@ data it merges, DuckDB spills to the temporary folder and the merged graph is th
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -54,14 +54,13 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> list[BatchInput]:
 
 
 @contextmanager
-def _largest_size(folder: Path) -> Iterator[list[int]]:
-    """Watch the bytes under `folder` while the block runs; yields [the largest seen]."""
+def _largest(measure: Callable[[], int]) -> Iterator[list[int]]:
+    """Measure every 20 ms while the block runs; yields [the largest seen]."""
     largest, done = [0], threading.Event()
 
     def watch() -> None:
         while not done.wait(0.02):
-            found = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-            largest[0] = max(largest[0], found)
+            largest[0] = max(largest[0], measure())
 
     watcher = threading.Thread(target=watch)
     watcher.start()
@@ -72,26 +71,37 @@ def _largest_size(folder: Path) -> Iterator[list[int]]:
         watcher.join()
 
 
+def _folder_bytes(folder: Path) -> Callable[[], int]:
+    return lambda: sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _table_bytes(merge: BatchMerge) -> Callable[[], int]:
+    """What the merge's tables take in memory (asked on a connection of its own)."""
+    con = merge.con.cursor()
+    sql = "SELECT memory_usage_bytes FROM duckdb_memory() WHERE tag = 'IN_MEMORY_TABLE'"
+    return lambda: con.execute(sql).fetchone()[0]
+
+
 def _merged(merge: BatchMerge) -> tuple[list[str], list[str]]:
-    return list(merge.node_lines()), list(merge.link_lines())
+    nodes = [text for batch in merge.node_batches() for text in batch.to_pylist()]
+    return nodes, [text for batch in merge.link_batches() for text in batch.to_pylist()]
 
 
 def test_a_merge_of_several_times_its_memory_limit_spills_and_gives_the_same_graph(
     inputs: list[BatchInput], tmp_path: Path
 ) -> None:
     with BatchMerge(inputs) as unlimited:
-        unlimited.run()
+        # what the merge holds at most: the rows read, the ids, the merged nodes and links
+        with _largest(_table_bytes(unlimited)) as held:
+            unlimited.run()
         expected = _merged(unlimited)
-        # what the merge keeps: the rows read, the ids and the merged nodes and links
-        kept = unlimited.con.execute("SELECT memory_usage_bytes FROM duckdb_memory() "
-                                     "WHERE tag = 'IN_MEMORY_TABLE'").fetchone()[0]  # fmt: skip
     spill = tmp_path / "spill"
     with BatchMerge(inputs, memory_limit=f"{LIMIT_MB}MB", temp_directory=spill) as limited:
         limited.con.execute(f"SET threads = {THREADS}")
-        with _largest_size(spill) as spilled:
+        with _largest(_folder_bytes(spill)) as spilled:
             limited.run()
         assert _merged(limited) == expected
-    assert kept > 2 * LIMIT_MB * MB, f"the merged data take {kept / MB:.0f} MB"
+    assert held[0] > 2 * LIMIT_MB * MB, f"the merge's data take {held[0] / MB:.0f} MB"
     assert spilled[0] > 2 * LIMIT_MB * MB, f"spilled {spilled[0] / MB:.0f} MB"
     assert not any(spill.iterdir())  # the spill files go with the merge
 

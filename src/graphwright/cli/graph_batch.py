@@ -10,8 +10,10 @@ import threading
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import BinaryIO
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from graphwright.cli.common import console
@@ -77,21 +79,25 @@ def write_json(merge: BatchMerge, path: Path) -> None:
     """The merged graph as seed graph JSON, streamed from DuckDB one item per line."""
     temporary = path.with_name(f".{path.name}.tmp")
     try:
-        with temporary.open("w") as stream:
-            stream.write('{\n  "nodes": [')
-            _write_items(stream, merge.node_lines())
-            stream.write('\n  ],\n  "links": [')
-            _write_items(stream, merge.link_lines())
-            stream.write("\n  ]\n}\n")
+        with temporary.open("wb") as stream:
+            stream.write(b'{\n  "nodes": [')
+            _write_items(stream, merge.node_batches())
+            stream.write(b'\n  ],\n  "links": [')
+            _write_items(stream, merge.link_batches())
+            stream.write(b"\n  ]\n}\n")
         temporary.replace(path)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
 
 
-def _write_items(stream: Any, lines: Iterator[str]) -> None:
-    separator = "\n    "
-    for line in lines:
+def _write_items(stream: BinaryIO, batches: Iterator[pa.StringArray]) -> None:
+    """Each batch's texts joined in Arrow, one write per batch: no Python string per item."""
+    separator = b"\n    "
+    for texts in batches:
+        if not len(texts):
+            continue
+        joined = pc.binary_join(pa.ListArray.from_arrays([0, len(texts)], texts), ",\n    ")
         stream.write(separator)
-        stream.write(line)
-        separator = ",\n    "
+        stream.write(joined[0].as_buffer())
+        separator = b",\n    "

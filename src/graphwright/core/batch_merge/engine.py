@@ -2,7 +2,7 @@
 
 `BatchMerge(inputs).run()` reads every file into DuckDB, merges by the accumulator's rules and
 keeps the merged nodes and links as JSON text in tables, in first-seen order; `to_graph()`,
-`node_lines()` and `link_lines()` read them back. DuckDB spills to `temp_directory` when the
+`node_batches()` and `link_batches()` read them back. DuckDB spills to `temp_directory` when the
 data outgrow `memory_limit`, so inputs larger than memory merge too. Reading the files is in
 reading.py, the links in links.py; ids, equivalences and nodes are here.
 """
@@ -144,6 +144,11 @@ class BatchMerge:
             key_by_source=self.key_by_source,
             xref_equivalence=self.xref_equivalence,
         )
+        # what the result is read from stays; the rest leaves its memory to the reading
+        kept = ("nodes_out", "links_out", "xref_out")
+        for (table,) in self.con.execute("SELECT table_name FROM duckdb_tables()").fetchall():
+            if table not in kept:
+                self.con.execute(f"DROP TABLE {table}")
         self.step = "done"
 
     # -- identifiers -----------------------------------------------------------------------------
@@ -281,23 +286,21 @@ class BatchMerge:
 
     # -- the result ------------------------------------------------------------------------------
 
-    def node_lines(self) -> Iterator[str]:
-        """The merged nodes as JSON texts, in first-seen order."""
-        return self._lines("SELECT json FROM nodes_out ORDER BY ord")
+    def node_batches(self) -> Iterator[pa.StringArray]:
+        """The merged nodes as JSON texts, in first-seen order, a batch at a time."""
+        return self._batches("SELECT json FROM nodes_out ORDER BY ord")
 
-    def link_lines(self) -> Iterator[str]:
+    def link_batches(self) -> Iterator[pa.StringArray]:
         """The merged links as JSON texts, in first-seen order, then the xref links."""
-        yield from self._lines("SELECT json FROM links_out ORDER BY ord")
-        yield from self._lines("SELECT json FROM xref_out ORDER BY ord")
+        yield from self._batches("SELECT json FROM links_out ORDER BY ord")
+        yield from self._batches("SELECT json FROM xref_out ORDER BY ord")
 
-    def _lines(self, sql: str) -> Iterator[str]:
-        reader = self.con.cursor().execute(sql)
-        while chunk := reader.fetchmany(_FETCH):
-            for (text,) in chunk:
-                yield text
+    def _batches(self, sql: str) -> Iterator[pa.StringArray]:
+        for batch in self.con.cursor().sql(sql).to_arrow_reader(_FETCH):
+            yield batch.column(0)
 
     def to_graph(self) -> dict[str, list[dict[str, Any]]]:
         return {
-            "nodes": [orjson.loads(line) for line in self.node_lines()],
-            "links": [orjson.loads(line) for line in self.link_lines()],
+            "nodes": [orjson.loads(text) for b in self.node_batches() for text in b.to_pylist()],
+            "links": [orjson.loads(text) for b in self.link_batches() for text in b.to_pylist()],
         }

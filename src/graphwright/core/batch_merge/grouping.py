@@ -1,13 +1,14 @@
 """Merging rows that share a key (a node's class, a link's key) by the rules for values.
 
-Two passes. The first keeps a fixed-size state per group and field, which DuckDB aggregates
-fast and spills to disk when it must. For nodes that is the first value, the first non-empty
+Two passes. The first keeps a fixed-size state per group, which DuckDB aggregates fast and
+spills to disk when it must. For nodes that is, per field, the first value, the first non-empty
 value and the smallest and largest non-empty value: a node whose non-empty values of each field
 are all equal (most nodes: one row, or the same values again) is done then, the first non-empty
 value kept, no conflict. A link met more than once always unions its evidence, so for links the
-first pass only counts the rows and keeps any value (that of the one row of a link met once).
-The other groups go through the second pass, which gathers each field's values in input order
-for the macros of rules.py.
+first pass only counts the rows, by a key of numbers (source, target, label); a link met once
+is its own row, joined back by its order. The other groups go through the second pass, which
+gathers each field's values in input order for the macros of rules.py. A link field that every
+row holds with one value (or none holds) is not gathered: every link keeps that value.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import duckdb
 import orjson
 import pyarrow as pa
 
+from graphwright.core.batch_merge.inputs import literal
 from graphwright.core.batch_merge.rules import json_object
 from graphwright.core.merge_values import CONFLICTS, PROVENANCE
 
 MAX_FILES = 64  # provenance is a bit mask of input numbers
-# a gathered group's evidence lists (JSON texts) as one list of items, in input order
-GATHERED_EVIDENCE = "flatten(list_transform(evidence, lambda x: gw_items(x)))"
+# the union of a group's evidence lists (JSON texts, in input order), as JSON text
+_EVIDENCE_UNION = "gw_array(gw_dedupe(flatten(list_transform(evidence, lambda x: gw_items(x)))))"
 
 
 def merge_groups(
@@ -34,52 +36,114 @@ def merge_groups(
     result_ids: list[str],
     *,
     evidence: bool,
+    carried: tuple[str, ...] = (),
 ) -> None:
     """Create table `name (ord, json)`: one merged record per group of `rows`.
 
-    `rows` selects the `group` columns, `o` (input order), `file_no`, the field `columns` (JSON
-    text) and, with `evidence`, an `evidence` list; `key` gives the record's own members
-    (JSON text expressions over the group columns and, for links, `evidence`)."""
+    `rows` selects the `group` columns, `o` (input order, unique), `file_no`, the field
+    `columns` (JSON text), the `carried` columns (the same in every row of a group) and, with
+    `evidence`, an `evidence` list (JSON text, without repeats); `key` gives the record's own
+    members (JSON text expressions over the group and carried columns)."""
     con.execute(f"CREATE TABLE {name}_rows AS {rows}")  # joins first, then the aggregate
-    rows = f"SELECT * FROM {name}_rows"
-    cols = list(columns.values())
     by = ", ".join(group)
-    states, hard = _first_pass(cols, evidence=evidence)
+    if evidence:
+        done, hard = _links_met_once(con, name, by, key, columns)
+        key = [*key, ("evidence", _EVIDENCE_UNION)]
+        constants = _constant_fields(con, name, columns)
+    else:
+        done, hard = _nodes_of_equal_values(con, name, by, key, columns)
+        constants = {}
+    _provenance_table(con, name, result_ids)
+    gathered = {n: c for n, c in columns.items() if n not in constants}
+    # plain lists in row order (NULL included), put in input order later: lists of
+    # (order, value) pairs cost more, and an ORDER BY inside the aggregate keeps DuckDB from
+    # spilling it
+    lists = ["o", *gathered.values(), *(["evidence"] if evidence else [])]
+    # `source_key` is NULL for links without a primary source
+    matched = " AND ".join(f"r.{g} IS NOT DISTINCT FROM k.{g}" for g in group)
+    con.execute(
+        f"CREATE TABLE {name}_gathered AS SELECT {', '.join(f'r.{g} AS {g}' for g in group)}, "
+        "min(o) AS ord, bit_or(1::UBIGINT << file_no) AS files"
+        + "".join(f", list({c}) AS {c}_list" for c in lists)
+        + "".join(f", any_value({c}) AS {c}" for c in carried)
+        + f" FROM {name}_rows r SEMI JOIN ({hard}) k ON {matched} GROUP BY {by}"
+    )
+    records = _gathered_records(name, key, columns, gathered, constants, evidence=evidence)
+    con.execute(f"CREATE TABLE {name} AS {done} UNION ALL {records}")
+    for table in ("gathered", "groups", "rows"):
+        con.execute(f"DROP TABLE {name}_{table}")
+
+
+def _links_met_once(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    by: str,
+    key: list[tuple[str, str]],
+    columns: dict[str, str],
+) -> tuple[str, str]:
+    """Links: the first pass only counts each key's rows (a link met more than once always
+    unions its evidence, so it is gathered). Return the SELECT (ord, json) of the links met
+    once, each the row itself joined back by its order, and the SELECT of the others' keys."""
     con.execute(
         f"CREATE TABLE {name}_groups AS SELECT {by}, min(o) AS ord, count(*) AS n, "
-        f"bit_or(1::UBIGINT << file_no) AS files{states} FROM ({rows}) GROUP BY {by}"
+        f"bit_or(1::UBIGINT << file_no) AS files FROM {name}_rows GROUP BY {by}"
     )
-    _provenance_table(con, name, result_ids)
-    simple_key = [(k, v.replace(GATHERED_EVIDENCE, "gw_items(evidence)")) for k, v in key]
-    simple = _record(simple_key, {n: f"{c}_kept" for n, c in columns.items()}, None)
-    # group columns are never NULL but `source_key`, which is never ''
-    matched = " AND ".join(f"coalesce(r.{g}, '') = coalesce(k.{g}, '')" for g in group)
-    lists = "".join(
-        f", list({{'o': o, 'v': {c}}}) FILTER (WHERE {c} IS NOT NULL) AS {c}" for c in cols
+    values = {n: f"r.{c}" for n, c in columns.items()}
+    record = _record([*key, ("evidence", "r.evidence")], values, None)
+    done = (
+        f"SELECT g.ord, {record} AS json FROM {name}_groups g JOIN {name}_rows r ON r.o = g.ord "
+        f"JOIN {name}_prov p ON p.files = g.files WHERE g.n = 1"
     )
-    if evidence:
-        lists += ", list({'o': o, 'v': evidence}) AS evidence"
-    gathered = (
-        f"SELECT {', '.join(f'r.{g} AS {g}' for g in group)}, min(o) AS ord, "
-        f"bit_or(1::UBIGINT << file_no) AS files{lists} "
-        f"FROM ({rows}) r SEMI JOIN (SELECT {by} FROM {name}_groups WHERE {hard}) k ON {matched} "
-        f"GROUP BY ALL"
-    )
+    return done, f"SELECT {by} FROM {name}_groups WHERE n > 1"
+
+
+def _constant_fields(
+    con: duckdb.DuckDBPyConnection, name: str, columns: dict[str, str]
+) -> dict[str, str]:
+    """The fields every row holds with one value, or no row holds, each with that value as a
+    SQL literal: every group keeps it, with no conflict, so none is gathered. (KGX edges often
+    carry one category, knowledge level or agent type throughout.)"""
+    if not columns:
+        return {}
+    states = ", ".join(f"min({c}), max({c}), count({c})" for c in columns.values())
+    found = con.execute(f"SELECT count(*), {states} FROM {name}_rows").fetchone()
+    assert found is not None
+    total, constants = found[0], {}
+    for number, field in enumerate(columns):
+        low, high, held = found[1 + 3 * number : 4 + 3 * number]
+        if held == 0:
+            constants[field] = "NULL"
+        elif held == total and low == high:
+            constants[field] = literal(low)
+    return constants
+
+
+def _nodes_of_equal_values(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    by: str,
+    key: list[tuple[str, str]],
+    columns: dict[str, str],
+) -> tuple[str, str]:
+    """Nodes: the first pass keeps, per field, the first value, the first non-empty value and
+    the smallest and largest non-empty value. Return the SELECT (ord, json) of the groups
+    whose non-empty values of each field are all equal, and the SELECT of the others' keys."""
+    states, hard = _first_pass(list(columns.values()))
     con.execute(
-        f"CREATE TABLE {name} AS "
-        f"SELECT ord, {simple} AS json FROM {name}_groups JOIN {name}_prov USING (files) "
-        f"WHERE NOT ({hard}) "
-        f"UNION ALL {_gathered_records(gathered, name, key, columns, evidence=evidence)}"
+        f"CREATE TABLE {name}_groups AS SELECT {by}, min(o) AS ord, count(*) AS n, "
+        f"bit_or(1::UBIGINT << file_no) AS files{states} FROM {name}_rows GROUP BY {by}"
     )
-    con.execute(f"DROP TABLE {name}_groups; DROP TABLE {name}_rows")
+    simple = _record(key, {n: f"{c}_kept" for n, c in columns.items()}, None)
+    done = (
+        f"SELECT ord, {simple} AS json FROM {name}_groups JOIN {name}_prov USING (files) "
+        f"WHERE NOT ({hard})"
+    )
+    return done, f"SELECT {by} FROM {name}_groups WHERE {hard}"
 
 
-def _first_pass(cols: list[str], *, evidence: bool) -> tuple[str, str]:
+def _first_pass(cols: list[str]) -> tuple[str, str]:
     """The first pass's states per field (`<column>_kept`, the value a group that is done
     keeps) and the SQL condition that sends a group to the second pass."""
-    if evidence:  # every group of more than one row unions its evidence in the second pass
-        states = "".join(f", any_value({c}) AS {c}_kept" for c in cols)
-        return states + ", any_value(evidence) AS evidence", "n > 1"
     # the first non-empty value, else the first value: empty values sort after all others
     states = "".join(
         f", arg_min({c}, CASE WHEN gw_empty({c}) THEN o + {1 << 60} ELSE o END) AS {c}_kept"
@@ -111,18 +175,27 @@ def _record(key: list[tuple[str, str]], values: dict[str, str], conflicts: str |
 
 
 def _gathered_records(
-    gathered: str, name: str, key: list[tuple[str, str]], columns: dict[str, str], *, evidence: bool
+    name: str,
+    key: list[tuple[str, str]],
+    columns: dict[str, str],
+    gathered: dict[str, str],
+    constants: dict[str, str],
+    *,
+    evidence: bool,
 ) -> str:
-    """SELECT (ord, json) for the gathered groups: the rules run in stages, each a projection
-    over the one before, so that no SQL expression repeats another."""
-    cols = list(columns.values())
-    # (input position, value) lists are sorted here: an ORDER BY inside the aggregate would
-    # keep DuckDB from spilling it
-    ordered = ", ".join(
-        f"list_transform(list_sort({c}), lambda x: x.v) AS {c}"
-        for c in [*cols, *(["evidence"] if evidence else [])]
+    """SELECT (ord, json) for the gathered groups of `<name>_gathered`: the rules run in
+    stages, each a projection over the one before, so that no SQL expression repeats another.
+    `gathered` are the fields with value lists, `constants` the others' values."""
+    cols = list(gathered.values())
+    in_order = ", ".join(
+        f"list_filter(list_select({c}_list, list_grade_up(o_list)), lambda x: x IS NOT NULL) AS {c}"
+        for c in cols
     )
-    stage = f"SELECT * REPLACE ({ordered}) FROM ({gathered})" if ordered else gathered
+    if evidence:
+        in_order += (", " if cols else "") + (
+            "list_select(evidence_list, list_grade_up(o_list)) AS evidence"
+        )
+    stage = f"SELECT *, {in_order} FROM {name}_gathered" if in_order else f"FROM {name}_gathered"
     non_empty = ", ".join(
         f"CASE WHEN len({c}) > 1 THEN list_filter({c}, lambda x: NOT gw_empty(x)) END AS {c}_ne"
         for c in cols
@@ -139,9 +212,10 @@ def _gathered_records(
         for projection in (non_empty, first_list, kept):
             stage = f"SELECT *, {projection} FROM ({stage})"
     clashes = [
-        (n, f"CASE WHEN len({c}_k) > 1 THEN gw_array({c}_k) END") for n, c in columns.items()
+        (n, f"CASE WHEN len({c}_k) > 1 THEN gw_array({c}_k) END") for n, c in gathered.items()
     ]
     any_clash = " OR ".join(f"len({c}_k) > 1" for c in cols)
     conflicts = f"CASE WHEN {any_clash} THEN {json_object(clashes)} END" if cols else None
-    record = _record(key, {n: f"{c}_v" for n, c in columns.items()}, conflicts)
+    values = {n: constants.get(n) or f"{c}_v" for n, c in columns.items()}
+    record = _record(key, values, conflicts)
     return f"SELECT ord, {record} AS json FROM ({stage}) JOIN {name}_prov USING (files)"

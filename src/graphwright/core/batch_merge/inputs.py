@@ -254,7 +254,12 @@ def edge_select(source: Source, file_no: int, fields: Fields) -> str:
         f"{string_of(predicate) if predicate else 'NULL'} AS predicate",
         f"{label} AS label",
         f"{predicate_field} AS own_predicate",
-        f"gw_array({evidence_list}) AS evidence",
+        f"{evidence_list} AS evidence_items",
     ]
     select += [f"{expression} AS {fields.column(key)}" for key, expression in values.items()]
-    return f"SELECT {', '.join(select)} FROM {source.relation}"
+    # the evidence without repeats, in a projection of its own so that its list is built once
+    return (
+        "SELECT * EXCLUDE (evidence_items), gw_array(CASE WHEN len(evidence_items) > 1 "
+        "THEN gw_dedupe(evidence_items) ELSE evidence_items END) AS evidence "
+        f"FROM (SELECT {', '.join(select)} FROM {source.relation})"
+    )

@@ -9,7 +9,7 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from graphwright.core.batch_merge.grouping import GATHERED_EVIDENCE, merge_groups
+from graphwright.core.batch_merge.grouping import merge_groups
 from graphwright.core.batch_merge.inputs import Fields
 from graphwright.core.batch_merge.rules import json_object
 from graphwright.core.formats.common import label_from, predicate_for
@@ -27,6 +27,7 @@ def merge_links(
     """Create `links_out (ord, json)` with the merged links and `xref_out (ord, json)` with the
     xref links (from `nodes_out`); return how many links they hold together."""
     _restore_labels(con)
+    _link_ends(con)
     columns = dict(edge_fields.columns)
     columns["predicate"] = "own_predicate"
     source_key = ""
@@ -36,25 +37,29 @@ def merge_links(
             f", CASE WHEN {pks} IS NULL OR gw_empty({pks}) OR {pks} IN ('0', '0.0', 'false') "
             f"THEN NULL ELSE {pks} END AS source_key"
         )
-    key = [
-        ("source", "to_json(source)::VARCHAR"),
-        ("target", "to_json(target)::VARCHAR"),
-        ("label", "label"),
-        ("evidence", f"gw_array(gw_dedupe({GATHERED_EVIDENCE}))"),
-    ]
     rows = (
-        "SELECT e.rowid AS o, e.file_no, coalesce(ls.leader, s.norm) AS source, "
-        "coalesce(lo.leader, o.norm) AS target, r.label_out AS label, e.evidence, "
-        "coalesce(e.own_predicate, r.predicate_out) AS own_predicate"
+        "SELECT e.rowid AS o, e.file_no, s.node_no AS source_no, t.node_no AS target_no, "
+        "r.label_no, s.node_json AS source, t.node_json AS target, r.label_out AS label, "
+        "e.evidence, coalesce(e.own_predicate, r.predicate_out) AS own_predicate"
         + "".join(f", e.{c}" for c in edge_fields.columns.values())
         + source_key
-        + " FROM edge_rows e JOIN ids s ON s.raw = e.subject JOIN ids o ON o.raw = e.object "
-        "LEFT JOIN leaders ls ON ls.norm = s.norm LEFT JOIN leaders lo ON lo.norm = o.norm "
-        "JOIN restored r ON r.predicate = e.predicate "
+        + " FROM edge_rows e JOIN link_ends s ON s.raw = e.subject "
+        "JOIN link_ends t ON t.raw = e.object JOIN restored r ON r.predicate = e.predicate "
         "AND coalesce(r.label_in, '') = coalesce(e.label, '')"
     )
-    group = ["source", "target", "label"] + (["source_key"] if source_key else [])
-    merge_groups(con, "links_out", rows, group, key, columns, result_ids, evidence=True)
+    group = ["source_no", "target_no", "label_no"] + (["source_key"] if source_key else [])
+    key = [("source", "source"), ("target", "target"), ("label", "label")]
+    merge_groups(
+        con,
+        "links_out",
+        rows,
+        group,
+        key,
+        columns,
+        result_ids,
+        evidence=True,
+        carried=("source", "target", "label"),
+    )
     _xref_links(con, xref_equivalence=xref_equivalence)
     return con.execute(
         "SELECT (SELECT count(*) FROM links_out) + (SELECT count(*) FROM xref_out)"
@@ -83,8 +88,24 @@ def _restore_labels(con: duckdb.DuckDBPyConnection) -> None:
                           ("predicate", "label_in", "label_out", "predicate_out")]),
     )  # fmt: skip
     con.register("restore_batch", table)
-    con.execute("CREATE TABLE restored AS SELECT * FROM restore_batch")
+    # a link's key holds its label as a number, the same for pairs restored to the same label
+    con.execute(
+        "CREATE TABLE restored AS SELECT *, dense_rank() OVER (ORDER BY label_out) AS label_no "
+        "FROM restore_batch"
+    )
     con.unregister("restore_batch")
+
+
+def _link_ends(con: duckdb.DuckDBPyConnection) -> None:
+    """`link_ends (raw, node_no, node_json)`: each id spelling with its node (the class leader)
+    as a number, which link keys hold, and as JSON text, which merged links hold."""
+    con.execute(
+        "CREATE TABLE link_ends AS WITH ends AS (SELECT raw, coalesce(leader, norm) AS node "
+        "FROM ids LEFT JOIN leaders USING (norm)), numbered AS (SELECT node, "
+        "row_number() OVER () AS node_no FROM (SELECT DISTINCT node FROM ends)) "
+        "SELECT raw, node_no, to_json(node)::VARCHAR AS node_json FROM ends JOIN numbered "
+        "USING (node)"
+    )
 
 
 def _xref_links(con: duckdb.DuckDBPyConnection, *, xref_equivalence: bool) -> None:
