@@ -231,9 +231,12 @@ class BatchMerge:
     def _infer_missing(self) -> None:
         """A link end no file holds becomes a node with a category from its prefix (as KGX
         does), made by the first file naming it; `strict` refuses it."""
+        # the few spellings whose node no file holds first, then only their link ends
         missing = self.con.execute(
-            f"WITH ends AS ({self._ends()}), missing AS (SELECT * FROM ends "
-            f"ANTI JOIN ({self._node_ids()}) known ON known.node = ends.node), "
+            "WITH unknown AS (SELECT raw FROM ids LEFT JOIN leaders USING (norm) "
+            f"ANTI JOIN ({self._node_ids()}) known ON known.node = coalesce(leader, norm)), "
+            f"missing AS (SELECT * FROM ({self._ends()}) SEMI JOIN unknown "
+            "ON unknown.raw = end_raw), "
             "firsts AS (SELECT node, min(file_no) AS first_file FROM missing GROUP BY node) "
             "SELECT file_no, end_raw, min(position) AS p "
             "FROM missing JOIN firsts ON missing.node = firsts.node AND file_no = first_file "

@@ -10,6 +10,7 @@ accumulator reads them: by file, then line.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -151,7 +152,7 @@ def _cell_json(cell: str, column: str) -> str:
             f"THEN json({cell})::VARCHAR ELSE to_json({cell})::VARCHAR END"
         )
     if kind == "multivalued":
-        return f"to_json(string_split({cell}, '|'))::VARCHAR"
+        return _split_cell(cell)
     if kind == "integer":
         return (
             f"CASE WHEN regexp_full_match({cell}, '\\s*[+-]?[0-9]+\\s*') "
@@ -167,7 +168,22 @@ def _cell_json(cell: str, column: str) -> str:
             f"CASE WHEN lower({cell}) IN ('true', 'false') THEN lower({cell}) "
             f"ELSE to_json({cell})::VARCHAR END"
         )
+    return _string_cell(cell)
+
+
+# A TSV cell read as a string, or as a list of strings split at `|`. string_of() and
+# evidence_items() know them again and read the cell's text as it is: the general path would
+# parse the JSON text just made, for every link's subject, object, predicate and publications.
+_STRING_CELL = re.compile(r"to_json\((c\d+)\)::VARCHAR")
+_SPLIT_CELL = re.compile(r"to_json\(string_split\((c\d+), '\|'\)\)::VARCHAR")
+
+
+def _string_cell(cell: str) -> str:
     return f"to_json({cell})::VARCHAR"
+
+
+def _split_cell(cell: str) -> str:
+    return f"to_json(string_split({cell}, '|'))::VARCHAR"
 
 
 # -- records -----------------------------------------------------------------------------------
@@ -197,7 +213,21 @@ def _coalesce(expressions: list[str]) -> str:
 
 def string_of(expression: str) -> str:
     """A JSON text that is a string, as VARCHAR; NULL otherwise."""
+    cell = _STRING_CELL.fullmatch(expression)
+    if cell:
+        return cell.group(1)
     return f"CASE WHEN json_type({expression}) = 'VARCHAR' THEN ({expression})::JSON->>'$' END"
+
+
+def evidence_items(expression: str) -> str:
+    """The evidence items (JSON texts, PMIDs normalised) of a `publications` JSON text."""
+    cell = _SPLIT_CELL.fullmatch(expression)
+    if cell:
+        return (
+            f"CASE WHEN {cell.group(1)} IS NULL THEN []::VARCHAR[] ELSE list_transform("
+            f"string_split({cell.group(1)}, '|'), lambda x: to_json(gw_pmid(x))::VARCHAR) END"
+        )
+    return f"gw_evidence({expression})"
 
 
 def node_select(source: Source, file_no: int, fields: Fields) -> str:
@@ -239,7 +269,7 @@ def edge_select(source: Source, file_no: int, fields: Fields) -> str:
         values[key] = f"coalesce({expression}, {values[key]})" if key in values else expression
     publications = plain.get("publications", "NULL")
     evidence = values.pop("evidence", None)
-    evidence_list = f"gw_evidence({publications})"
+    evidence_list = evidence_items(publications)
     if evidence is not None:
         evidence_list = (
             f"CASE WHEN {evidence} IS NOT NULL THEN gw_evidence({evidence}) "
