@@ -10,7 +10,6 @@ accumulator reads them: by file, then line.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,12 +56,26 @@ class Fields:
         return found
 
 
+@dataclass(frozen=True)
+class Value:
+    """A record key's value in SQL: `json` gives its JSON text (NULL when a record lacks it).
+
+    A TSV cell read as a string names that cell in `text`, and one split at `|` in `items`:
+    whoever wants the string or the strings reads the cell as it is, instead of parsing back
+    the JSON text just made (every link's subject, object, predicate and publications).
+    """
+
+    json: str
+    text: str | None = None
+    items: str | None = None
+
+
 @dataclass
 class Source:
-    """A file's record keys as SQL expressions giving JSON text, and the table it reads."""
+    """A file's record keys as SQL values, and the table it reads."""
 
     relation: str  # a FROM clause
-    keys: list[tuple[str, str]]  # (record key, JSON text expression), in column order
+    keys: list[tuple[str, Value]]  # (record key, its value), in column order
     where: str  # the file's line for errors
 
 
@@ -86,7 +99,7 @@ def tsv_source(con: duckdb.DuckDBPyConnection, path: Path, name: str) -> Source 
     blank = " AND ".join(f"coalesce(trim({cell}), '') = ''" for cell in cells)
     relation = f"(SELECT * FROM {relation} WHERE NOT ({blank}))"
     keys = [
-        (column.removeprefix(JSON_COLUMN), _cell_json(cell, column))
+        (column.removeprefix(JSON_COLUMN), _cell_value(cell, column))
         for cell, column in zip(cells, columns, strict=True)
     ]
     return Source(relation, keys, name)
@@ -119,9 +132,8 @@ def jsonl_relation(path: Path, name: str, con: duckdb.DuckDBPyConnection) -> str
 
 
 def jsonl_source(relation: str, keys: list[str], name: str) -> Source:
-    return Source(
-        relation, [(key, f"json_extract(json, {_pointer(key)})::VARCHAR") for key in keys], name
-    )
+    values = [(key, Value(f"json_extract(json, {_pointer(key)})::VARCHAR")) for key in keys]
+    return Source(relation, values, name)
 
 
 def _pointer(key: str) -> str:
@@ -142,17 +154,23 @@ def first_error_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def _cell_json(cell: str, column: str) -> str:
-    """SQL for a TSV cell's value as JSON text, as `kgx_tsv._value` reads it (NULL when empty)."""
+def _cell_value(cell: str, column: str) -> Value:
+    """A TSV cell's value, its JSON text as `kgx_tsv._value` reads it (NULL when empty)."""
     kind = column_kind(column)
+    if kind == "multivalued":
+        return Value(f"to_json(string_split({cell}, '|'))::VARCHAR", items=cell)
+    if kind not in (None, "integer", "float", "boolean"):
+        return Value(f"to_json({cell})::VARCHAR", text=cell)
+    return Value(_typed_cell_json(cell, kind))
+
+
+def _typed_cell_json(cell: str, kind: str | None) -> str:
     if kind is None:  # escaped columns hold JSON, or text that cannot be mistaken for JSON
         return (
             f"CASE WHEN {cell} IS NULL THEN NULL "
             f"WHEN regexp_matches({cell}, '^[\\[{{\"0-9tfn \\t-]') AND json_valid({cell}) "
             f"THEN json({cell})::VARCHAR ELSE to_json({cell})::VARCHAR END"
         )
-    if kind == "multivalued":
-        return _split_cell(cell)
     if kind == "integer":
         return (
             f"CASE WHEN regexp_full_match({cell}, '\\s*[+-]?[0-9]+\\s*') "
@@ -163,71 +181,54 @@ def _cell_json(cell: str, column: str) -> str:
             f"CASE WHEN isfinite(TRY_CAST({cell} AS DOUBLE)) "
             f"THEN to_json(CAST({cell} AS DOUBLE))::VARCHAR ELSE to_json({cell})::VARCHAR END"
         )
-    if kind == "boolean":
-        return (
-            f"CASE WHEN lower({cell}) IN ('true', 'false') THEN lower({cell}) "
-            f"ELSE to_json({cell})::VARCHAR END"
-        )
-    return _string_cell(cell)
-
-
-# A TSV cell read as a string, or as a list of strings split at `|`. string_of() and
-# evidence_items() know them again and read the cell's text as it is: the general path would
-# parse the JSON text just made, for every link's subject, object, predicate and publications.
-_STRING_CELL = re.compile(r"to_json\((c\d+)\)::VARCHAR")
-_SPLIT_CELL = re.compile(r"to_json\(string_split\((c\d+), '\|'\)\)::VARCHAR")
-
-
-def _string_cell(cell: str) -> str:
-    return f"to_json({cell})::VARCHAR"
-
-
-def _split_cell(cell: str) -> str:
-    return f"to_json(string_split({cell}, '|'))::VARCHAR"
+    return (  # boolean
+        f"CASE WHEN lower({cell}) IN ('true', 'false') THEN lower({cell}) "
+        f"ELSE to_json({cell})::VARCHAR END"
+    )
 
 
 # -- records -----------------------------------------------------------------------------------
 
 
-def plain_fields(keys: list[tuple[str, str]]) -> dict[str, str]:
-    plain: dict[str, list[str]] = {}
-    for key, expression in keys:
+def plain_fields(keys: list[tuple[str, Value]]) -> dict[str, Value]:
+    plain: dict[str, list[Value]] = {}
+    for key, value in keys:
         if not key.startswith(GRAPHWRIGHT):
-            plain.setdefault(key, []).append(expression)
+            plain.setdefault(key, []).append(value)
     return {key: _coalesce(values) for key, values in plain.items()}
 
 
-def restored_fields(keys: list[tuple[str, str]]) -> dict[str, str]:
-    restored: dict[str, list[str]] = {}
-    for key, expression in keys:
+def restored_fields(keys: list[tuple[str, Value]]) -> dict[str, Value]:
+    restored: dict[str, list[Value]] = {}
+    for key, value in keys:
         if key.startswith(GRAPHWRIGHT):
-            restored.setdefault(key[len(GRAPHWRIGHT) :], []).append(expression)
+            restored.setdefault(key[len(GRAPHWRIGHT) :], []).append(value)
     return {key: _coalesce(values) for key, values in restored.items()}
 
 
-def _coalesce(expressions: list[str]) -> str:
-    return (
-        expressions[0] if len(expressions) == 1 else f"coalesce({', '.join(reversed(expressions))})"
-    )
+def _coalesce(values: list[Value]) -> Value:
+    """A key held by several columns: the last one that holds a value wins, as in kgx.py."""
+    if len(values) == 1:
+        return values[0]
+    return Value(f"coalesce({', '.join(value.json for value in reversed(values))})")
 
 
-def string_of(expression: str) -> str:
-    """A JSON text that is a string, as VARCHAR; NULL otherwise."""
-    cell = _STRING_CELL.fullmatch(expression)
-    if cell:
-        return cell.group(1)
-    return f"CASE WHEN json_type({expression}) = 'VARCHAR' THEN ({expression})::JSON->>'$' END"
+def string_of(value: Value) -> str:
+    """The value as VARCHAR when it is a string; NULL otherwise."""
+    if value.text is not None:
+        return value.text
+    return f"CASE WHEN json_type({value.json}) = 'VARCHAR' THEN ({value.json})::JSON->>'$' END"
 
 
-def evidence_items(expression: str) -> str:
-    """The evidence items (JSON texts, PMIDs normalised) of a `publications` JSON text."""
-    cell = _SPLIT_CELL.fullmatch(expression)
-    if cell:
+def evidence_items(publications: Value) -> str:
+    """The evidence items (JSON texts, PMIDs normalised) of a `publications` value."""
+    cell = publications.items
+    if cell is not None:
         return (
-            f"CASE WHEN {cell.group(1)} IS NULL THEN []::VARCHAR[] ELSE list_transform("
-            f"string_split({cell.group(1)}, '|'), lambda x: to_json(gw_pmid(x))::VARCHAR) END"
+            f"CASE WHEN {cell} IS NULL THEN []::VARCHAR[] ELSE list_transform("
+            f"string_split({cell}, '|'), lambda x: to_json(gw_pmid(x))::VARCHAR) END"
         )
-    return f"gw_evidence({expression})"
+    return f"gw_evidence({publications.json})"
 
 
 def node_select(source: Source, file_no: int, fields: Fields) -> str:
@@ -235,11 +236,10 @@ def node_select(source: Source, file_no: int, fields: Fields) -> str:
     plain, restored = plain_fields(source.keys), restored_fields(source.keys)
     raw = string_of(plain["id"]) if "id" in plain else "NULL"
     values: dict[str, str] = {}
-    for key, expression in plain.items():
+    for key, value in plain.items():
         if key != "id":
-            values[key] = f"gw_category({expression})" if key == "category" else expression
-    for key, expression in restored.items():
-        values[key] = f"coalesce({expression}, {values[key]})" if key in values else expression
+            values[key] = f"gw_category({value.json})" if key == "category" else value.json
+    _restore(values, restored)
     select = [f"{file_no} AS file_no", f"{raw} AS raw"]
     select += [f"{expression} AS {fields.column(key)}" for key, expression in values.items()]
     return f"SELECT {', '.join(select)} FROM {source.relation}"
@@ -253,23 +253,21 @@ def edge_select(source: Source, file_no: int, fields: Fields) -> str:
     if predicate is None and edge_label is not None:  # KGX before Biolink 2
         predicate, edge_label = edge_label, None
     elif predicate is not None and edge_label is not None:  # renamed where predicate is absent
-        predicate = f"coalesce({predicate}, {edge_label})"
-        plain["edge_label"] = f"CASE WHEN {plain['predicate']} IS NOT NULL THEN {edge_label} END"
-    values = {key: value for key, value in plain.items() if key not in (*EDGE_PARTS, "edge_label")}
-    if "edge_label" in plain and edge_label is not None:
-        values["edge_label"] = plain["edge_label"]
+        plain["edge_label"] = Value(
+            f"CASE WHEN {predicate.json} IS NOT NULL THEN {edge_label.json} END"
+        )
+        predicate = Value(f"coalesce({predicate.json}, {edge_label.json})")
+    values = {
+        key: value.json for key, value in plain.items() if key not in (*EDGE_PARTS, "edge_label")
+    }
+    if edge_label is not None:
+        values["edge_label"] = plain["edge_label"].json
     edge_id = plain.get("id")
     if edge_id is not None:
-        values["id"] = (
-            f"CASE WHEN json_type({edge_id}) = 'VARCHAR' AND ({edge_id})::JSON->>'$' <> '' "
-            f"AND NOT regexp_full_match(({edge_id})::JSON->>'$', '{AUTO_LINK_PREFIX}[0-9]+') "
-            f"THEN {edge_id} END"
-        )
-    for key, expression in restored.items():
-        values[key] = f"coalesce({expression}, {values[key]})" if key in values else expression
-    publications = plain.get("publications", "NULL")
+        values["id"] = _own_link_id(edge_id.json)
+    _restore(values, restored)
     evidence = values.pop("evidence", None)
-    evidence_list = evidence_items(publications)
+    evidence_list = evidence_items(plain.get("publications", Value("NULL")))
     if evidence is not None:
         evidence_list = (
             f"CASE WHEN {evidence} IS NOT NULL THEN gw_evidence({evidence}) "
@@ -293,3 +291,18 @@ def edge_select(source: Source, file_no: int, fields: Fields) -> str:
         "THEN gw_dedupe(evidence_items) ELSE evidence_items END) AS evidence "
         f"FROM (SELECT {', '.join(select)} FROM {source.relation})"
     )
+
+
+def _own_link_id(edge_id: str) -> str:
+    """An edge's id unless it is empty or one graphwright made up (`kgx.link_from_record`)."""
+    return (
+        f"CASE WHEN json_type({edge_id}) = 'VARCHAR' AND ({edge_id})::JSON->>'$' <> '' "
+        f"AND NOT regexp_full_match(({edge_id})::JSON->>'$', '{AUTO_LINK_PREFIX}[0-9]+') "
+        f"THEN {edge_id} END"
+    )
+
+
+def _restore(values: dict[str, str], restored: dict[str, Value]) -> None:
+    """A `graphwright:` escaped key restores its field where the record holds it."""
+    for key, value in restored.items():
+        values[key] = f"coalesce({value.json}, {values[key]})" if key in values else value.json
