@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphwright.cli import app
+from graphwright.cli.graph_batch import _WritingBehind
 from graphwright.core.formats import read_graph_pair
 
 runner = CliRunner()
@@ -159,3 +160,19 @@ def test_merge_treats_xref_as_equivalence_only_when_asked(
     assert [(link["source"], link["target"]) for link in merged["links"]] == [
         ("NCBIGene:3643", "MONDO:0005148")
     ]
+
+
+def test_writing_behind_keeps_the_order_and_raises_a_failed_write() -> None:
+    written: list[bytes] = []
+
+    class FullDisk:
+        def write(self, data: bytes) -> int:
+            if len(written) == 2:
+                raise OSError(28, "No space left on device")
+            written.append(bytes(data))
+            return len(data)
+
+    with pytest.raises(OSError, match="No space left"), _WritingBehind(FullDisk()) as write:
+        for number in range(100):
+            write(b"%d" % number)
+    assert written == [b"0", b"1"]

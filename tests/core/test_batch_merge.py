@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphwright.core.batch_merge import BatchInput, BatchMerge
+from graphwright.core.batch_merge import BatchInput, BatchMerge, engine
 from graphwright.core.formats import read_graph, read_graph_pair
 from graphwright.core.graph import GraphFormatError
 from graphwright.core.merge import GraphAccumulator
@@ -155,8 +155,8 @@ def test_batch_merge_gives_the_accumulators_graph(
     assert_same_merge(_inputs(tmp, files), key_by_source=key_by_source)
 
 
-def test_batch_merge_of_the_fixtures(tmp_path: Path) -> None:
-    inputs = [
+def _fixtures() -> list[BatchInput]:
+    return [
         BatchInput("kgx", "kgx-tsv", FIXTURES / "kgx_nodes.tsv", FIXTURES / "kgx_edges.tsv"),
         BatchInput(
             "short",
@@ -167,8 +167,21 @@ def test_batch_merge_of_the_fixtures(tmp_path: Path) -> None:
         BatchInput("microbe", "kgx-tsv", FIXTURES / "kghub" / "kg-microbe_nodes.tsv", None),
         BatchInput("traits", "kgx-tsv", None, FIXTURES / "kghub" / "traits_edges.tsv"),
     ]
-    graph = assert_same_merge(inputs)
+
+
+def test_batch_merge_of_the_fixtures() -> None:
+    graph = assert_same_merge(_fixtures())
     assert len(graph["nodes"]) > 3 and graph["links"]
+
+
+def test_output_sorted_a_range_at_a_time_keeps_first_seen_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    whole, _ = _batched(_fixtures())
+    monkeypatch.setattr(engine, "_SORTED_ROWS", 2)
+    ranged, _ = _batched(_fixtures())
+    assert len(whole["nodes"]) > 2 * 2 and len(whole["links"]) > 2 * 2
+    assert ranged == whole
 
 
 def test_batch_merge_strict_names_the_missing_node() -> None:

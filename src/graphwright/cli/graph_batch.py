@@ -7,7 +7,9 @@ the accumulator path in `cli/graph.py`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import BinaryIO
@@ -79,25 +81,56 @@ def write_json(merge: BatchMerge, path: Path) -> None:
     """The merged graph as seed graph JSON, streamed from DuckDB one item per line."""
     temporary = path.with_name(f".{path.name}.tmp")
     try:
-        with temporary.open("wb") as stream:
-            stream.write(b'{\n  "nodes": [')
-            _write_items(stream, merge.node_batches())
-            stream.write(b'\n  ],\n  "links": [')
-            _write_items(stream, merge.link_batches())
-            stream.write(b"\n  ]\n}\n")
+        with temporary.open("wb") as stream, _WritingBehind(stream) as write:
+            write(b'{\n  "nodes": [')
+            _write_items(write, merge.node_batches())
+            write(b'\n  ],\n  "links": [')
+            _write_items(write, merge.link_batches())
+            write(b"\n  ]\n}\n")
         temporary.replace(path)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
 
 
-def _write_items(stream: BinaryIO, batches: Iterator[pa.StringArray]) -> None:
+def _write_items(
+    write: Callable[[bytes | pa.Buffer], None], batches: Iterator[pa.StringArray]
+) -> None:
     """Each batch's texts joined in Arrow, one write per batch: no Python string per item."""
     separator = b"\n    "
     for texts in batches:
         if not len(texts):
             continue
         joined = pc.binary_join(pa.ListArray.from_arrays([0, len(texts)], texts), ",\n    ")
-        stream.write(separator)
-        stream.write(joined[0].as_buffer())
+        write(separator)
+        write(joined[0].as_buffer())
         separator = b",\n    "
+
+
+class _WritingBehind:
+    """Writes to `stream` in order, in a thread of its own, at most `_PENDING` writes behind:
+    copying a batch into the file overlaps DuckDB sorting the next one (1M/5M, 3 GB of JSON:
+    7 s against 11 s). A failed write is raised by a later call, or on leaving."""
+
+    _PENDING = 8
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="graph-writer")
+        self._pending: deque[Future[int]] = deque()
+
+    def __call__(self, data: bytes | pa.Buffer) -> None:
+        self._pending.append(self._pool.submit(self._stream.write, data))
+        if len(self._pending) > self._PENDING:
+            self._pending.popleft().result()
+
+    def __enter__(self) -> _WritingBehind:
+        return self
+
+    def __exit__(self, failed: type[BaseException] | None, *_: object) -> None:
+        try:
+            if failed is None:
+                for write in self._pending:
+                    write.result()
+        finally:
+            self._pool.shutdown(cancel_futures=True)

@@ -33,6 +33,7 @@ from graphwright.core.merge_rules import MergeReport, equivalence_fields
 from graphwright.errors import GraphwrightError, InvalidInput
 
 _FETCH = 50_000
+_SORTED_ROWS = 1_000_000  # rows the output is sorted by at a time
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B)\s*", re.IGNORECASE)
 
 
@@ -192,7 +193,8 @@ class BatchMerge:
         )
         record = json_object(
             [("id", "to_json(raw)::VARCHAR")]
-            + [(name, column) for name, column in self._node_fields.columns.items()]
+            + [(name, column) for name, column in self._node_fields.columns.items()],
+            held={"id"},
         )
         rows = (
             f"SELECT file_no, node_rows.rowid AS ord, {record} AS record FROM node_rows "
@@ -291,16 +293,32 @@ class BatchMerge:
 
     def node_batches(self) -> Iterator[pa.StringArray]:
         """The merged nodes as JSON texts, in first-seen order, a batch at a time."""
-        return self._batches("SELECT json FROM nodes_out ORDER BY ord")
+        return self._in_order("nodes_out")
 
     def link_batches(self) -> Iterator[pa.StringArray]:
         """The merged links as JSON texts, in first-seen order, then the xref links."""
-        yield from self._batches("SELECT json FROM links_out ORDER BY ord")
-        yield from self._batches("SELECT json FROM xref_out ORDER BY ord")
+        yield from self._in_order("links_out")
+        yield from self._in_order("xref_out")
 
-    def _batches(self, sql: str) -> Iterator[pa.StringArray]:
-        for batch in self.con.cursor().sql(sql).to_arrow_reader(_FETCH):
-            yield batch.column(0)
+    def _in_order(self, table: str) -> Iterator[pa.StringArray]:
+        """The JSON texts of `table` by `ord`, sorted a range of `ord` at a time.
+
+        One ORDER BY of millions of texts spills them all to disk and reads them back; a range
+        of `_SORTED_ROWS` rows sorts in memory (1M/5M: 2.7 s against 7.3 s for 9M links).
+        """
+        count, low, high = self.con.execute(
+            f"SELECT count(*), min(ord), max(ord) FROM {table}"
+        ).fetchone()
+        if not count:
+            return
+        width = (high - low) // -(-count // _SORTED_ROWS) + 1  # ords are row numbers: dense
+        for start in range(low, high + 1, width):
+            sql = (
+                f"SELECT json FROM {table} WHERE ord >= {start} AND ord < {start + width} "
+                "ORDER BY ord"
+            )
+            for batch in self.con.cursor().sql(sql).to_arrow_reader(_FETCH):
+                yield batch.column(0)
 
     def to_graph(self) -> dict[str, list[dict[str, Any]]]:
         return {

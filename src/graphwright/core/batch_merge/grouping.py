@@ -36,20 +36,21 @@ def merge_groups(
     result_ids: list[str],
     *,
     evidence: bool,
-    carried: tuple[str, ...] = (),
+    lookups: str = "",
 ) -> None:
     """Create table `name (ord, json)`: one merged record per group of `rows`.
 
     `rows` selects the `group` columns, `o` (input order, unique), `file_no`, the field
-    `columns` (JSON text), the `carried` columns (the same in every row of a group) and, with
-    `evidence`, an `evidence` list (JSON text, without repeats); `key` gives the record's own
-    members (JSON text expressions over the group and carried columns)."""
+    `columns` (JSON text) and, with `evidence`, an `evidence` list (JSON text, without
+    repeats); `key` gives the record's own members, JSON text expressions over a row's
+    columns. A group of several rows keeps only its group columns: the `lookups` (JOIN
+    clauses) give it the other columns `key` names."""
     con.execute(f"CREATE TABLE {name}_rows AS {rows}")  # joins first, then the aggregate
     by = ", ".join(group)
     if evidence:
-        done, hard = _links_met_once(con, name, by, key, columns)
-        key = [*key, ("evidence", _EVIDENCE_UNION)]
         constants = _constant_fields(con, name, columns)
+        done, hard = _links_met_once(con, name, by, key, columns, constants)
+        key = [*key, ("evidence", _EVIDENCE_UNION)]
     else:
         done, hard = _nodes_of_equal_values(con, name, by, key, columns)
         constants = {}
@@ -65,10 +66,10 @@ def merge_groups(
         f"CREATE TABLE {name}_gathered AS SELECT {', '.join(f'r.{g} AS {g}' for g in group)}, "
         "min(o) AS ord, bit_or(1::UBIGINT << file_no) AS files"
         + "".join(f", list({c}) AS {c}_list" for c in lists)
-        + "".join(f", any_value({c}) AS {c}" for c in carried)
         + f" FROM {name}_rows r SEMI JOIN ({hard}) k ON {matched} GROUP BY {by}"
     )
     records = _gathered_records(name, key, columns, gathered, constants, evidence=evidence)
+    records += f" {lookups}"
     con.execute(f"CREATE TABLE {name} AS {done} UNION ALL {records}")
     for table in ("gathered", "groups", "rows"):
         con.execute(f"DROP TABLE {name}_{table}")
@@ -80,6 +81,7 @@ def _links_met_once(
     by: str,
     key: list[tuple[str, str]],
     columns: dict[str, str],
+    constants: dict[str, str],
 ) -> tuple[str, str]:
     """Links: the first pass only counts each key's rows (a link met more than once always
     unions its evidence, so it is gathered). Return the SELECT (ord, json) of the links met
@@ -88,8 +90,8 @@ def _links_met_once(
         f"CREATE TABLE {name}_groups AS SELECT {by}, min(o) AS ord, count(*) AS n, "
         f"bit_or(1::UBIGINT << file_no) AS files FROM {name}_rows GROUP BY {by}"
     )
-    values = {n: f"r.{c}" for n, c in columns.items()}
-    record = _record([*key, ("evidence", "r.evidence")], values, None)
+    values = {n: constants.get(n) or f"r.{c}" for n, c in columns.items()}
+    record = _record([*key, ("evidence", "r.evidence")], values, None, constants)
     done = (
         f"SELECT g.ord, {record} AS json FROM {name}_groups g JOIN {name}_rows r ON r.o = g.ord "
         f"JOIN {name}_prov p ON p.files = g.files WHERE g.n = 1"
@@ -168,9 +170,17 @@ def _provenance_table(con: duckdb.DuckDBPyConnection, name: str, result_ids: lis
     con.unregister(f"{name}_prov_batch")
 
 
-def _record(key: list[tuple[str, str]], values: dict[str, str], conflicts: str | None) -> str:
+def _record(
+    key: list[tuple[str, str]],
+    values: dict[str, str],
+    conflicts: str | None,
+    constants: dict[str, str] | None = None,
+) -> str:
+    """A merged record: its key members, provenance and constant fields are never NULL (a
+    field no row holds is left out); the other values may be."""
     return json_object(
-        [*key, *values.items(), (CONFLICTS, conflicts or "NULL"), (PROVENANCE, "provenance")]
+        [*key, *values.items(), (CONFLICTS, conflicts or "NULL"), (PROVENANCE, "provenance")],
+        held={*(name for name, _ in key), PROVENANCE, *(constants or ())},
     )
 
 
@@ -217,5 +227,5 @@ def _gathered_records(
     any_clash = " OR ".join(f"len({c}_k) > 1" for c in cols)
     conflicts = f"CASE WHEN {any_clash} THEN {json_object(clashes)} END" if cols else None
     values = {n: constants.get(n) or f"{c}_v" for n, c in columns.items()}
-    record = _record(key, values, conflicts)
+    record = _record(key, values, conflicts, constants)
     return f"SELECT ord, {record} AS json FROM ({stage}) JOIN {name}_prov USING (files)"
