@@ -48,8 +48,8 @@ def _pair(directory: Path, graph: str, offset: int, nodes: int, edges: int) -> B
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> list[BatchInput]:
     directory = tmp_path_factory.mktemp("spill-inputs")
     return [
-        _pair(directory, "a", 0, 100_000, 400_000),
-        _pair(directory, "b", 50_000, 100_000, 400_000),
+        _pair(directory, "a", 0, 100_000, 500_000),
+        _pair(directory, "b", 50_000, 100_000, 500_000),
     ]
 
 

@@ -13,6 +13,8 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from graphwright.core.batch_merge.grouping import merge_groups
+from graphwright.core.batch_merge.grouping import drop_merged, merge_groups
 from graphwright.core.batch_merge.identity import merge_equivalences, normalise_ids
 from graphwright.core.batch_merge.inputs import BatchInput, Fields, first_error_line, literal
 from graphwright.core.batch_merge.links import merge_links
@@ -132,11 +134,17 @@ class BatchMerge:
         self.step = "identifiers"
         self._normalise()
         self.step = "equivalences"
-        self._equivalences()
-        self.step = "inferred nodes"
-        self._infer_missing()
-        self.step = "nodes"
-        self._merge_nodes()
+        self._declared()
+        # The nodes of no equivalence merge in DuckDB, on a cursor of their own and one
+        # thread, while the others go through the accumulator in Python on the other core.
+        with self._one_thread(), ThreadPoolExecutor(1, thread_name_prefix="nodes") as pool:
+            plain = pool.submit(self._merge_plain_nodes)
+            self._equivalences()
+            self.step = "inferred nodes"
+            self._infer_missing()
+            self.step = "nodes"
+            plain.result()
+        self._nodes_out()
         self.step = "links"
         self.link_count = merge_links(
             self.con,
@@ -146,11 +154,20 @@ class BatchMerge:
             xref_equivalence=self.xref_equivalence,
         )
         # what the result is read from stays; the rest leaves its memory to the reading
-        kept = ("nodes_out", "links_out", "xref_out")
         for (table,) in self.con.execute("SELECT table_name FROM duckdb_tables()").fetchall():
-            if table not in kept:
+            if table not in ("nodes_out", "xref_out") and not table.startswith("links_out_"):
                 self.con.execute(f"DROP TABLE {table}")
         self.step = "done"
+
+    @contextmanager
+    def _one_thread(self) -> Iterator[None]:
+        """DuckDB on one thread, leaving the other core to Python."""
+        threads = self.con.execute("SELECT current_setting('threads')").fetchone()[0]
+        self.con.execute("SET threads = 1")
+        try:
+            yield
+        finally:
+            self.con.execute(f"SET threads = {threads}")
 
     # -- identifiers -----------------------------------------------------------------------------
 
@@ -175,15 +192,15 @@ class BatchMerge:
             f"UNION ALL SELECT object FROM edge_rows{declared}",
         )
 
-    def _equivalences(self) -> None:
-        """Route the nodes that take part in an equivalence to the accumulator's rules."""
-        fields = equivalence_fields(xref_equivalence=self.xref_equivalence)
-        columns = self._declaration_columns(fields)
+    def _equivalence_columns(self) -> list[str]:
+        return self._declaration_columns(equivalence_fields(xref_equivalence=self.xref_equivalence))
+
+    def _declared(self) -> None:
+        """`declared (norm)`: the ids that take part in an equivalence (a node declares one,
+        or some node declares it)."""
+        columns = self._equivalence_columns()
         if not columns:
             self.con.execute("CREATE TABLE declared (norm VARCHAR)")
-            self.con.execute("CREATE TABLE routed_nodes (id VARCHAR, json VARCHAR)")
-            self.con.execute("CREATE TABLE leaders (norm VARCHAR, leader VARCHAR)")
-            self.con.execute("CREATE TABLE routed_ord (id VARCHAR, ord BIGINT)")
             return
         declaring = " OR ".join(f"{column} IS NOT NULL" for column in columns)
         self.con.execute(
@@ -191,6 +208,14 @@ class BatchMerge:
             f"SELECT norm FROM node_rows JOIN ids USING (raw) WHERE {declaring} "
             f"UNION ALL SELECT norm FROM ({self._declared_ids(columns)}) JOIN ids USING (raw))"
         )
+
+    def _equivalences(self) -> None:
+        """Route the nodes that take part in an equivalence to the accumulator's rules."""
+        if not self._equivalence_columns():
+            self.con.execute("CREATE TABLE routed_nodes (id VARCHAR, json VARCHAR)")
+            self.con.execute("CREATE TABLE leaders (norm VARCHAR, leader VARCHAR)")
+            self.con.execute("CREATE TABLE routed_ord (id VARCHAR, ord BIGINT)")
+            return
         record = json_object(
             [("id", "to_json(raw)::VARCHAR")]
             + [(name, column) for name, column in self._node_fields.columns.items()],
@@ -256,7 +281,6 @@ class BatchMerge:
             InferredNode(stub["id"], stub["category"], self._names[file_no])
             for stub, (file_no, _, _) in zip(stubs, missing, strict=True)
         ]
-        category = self._node_fields.columns["category"]
         table = pa.table(
             {
                 "file_no": [row[0] for row in missing],
@@ -265,28 +289,51 @@ class BatchMerge:
             }
         )
         self.con.register("stub_batch", table)
-        self.con.execute(
-            f"INSERT INTO node_rows (file_no, raw, stub, {category}) "
-            "SELECT file_no, raw, true, category FROM stub_batch"
-        )
+        self.con.execute("CREATE TABLE stub_rows AS SELECT * FROM stub_batch")
         self.con.unregister("stub_batch")
+        # a stub's node is no file's: its rows make groups of their own, after the files'
+        after = self.con.execute("SELECT count(*) FROM node_rows").fetchone()[0]
+        category = {"category": "category"}
+        self._merge_node_rows(self.con, "stub_nodes", "stub_rows", after, category)
 
-    def _merge_nodes(self) -> None:
-        columns = self._node_fields.columns
+    def _merge_plain_nodes(self) -> None:
+        """Merge the file nodes that take part in no equivalence (most of them)."""
+        with self.con.cursor() as con:
+            columns = self._node_fields.columns
+            self._merge_node_rows(con, "plain_nodes", "node_rows", 0, columns, plain=True)
+
+    def _merge_node_rows(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        name: str,
+        table: str,
+        after: int,
+        columns: dict[str, str],
+        *,
+        plain: bool = False,
+    ) -> None:
+        """Merge the rows of `table` by normalised id into `name`; row n is `after + n` in
+        input order. `plain` leaves out the ids of equivalences."""
         rows = (
-            "SELECT ids.norm AS id, node_rows.rowid AS o, file_no"
+            f"SELECT ids.norm AS id, {after} + {table}.rowid AS o, file_no"
             + "".join(f", {c}" for c in columns.values())
-            + " FROM node_rows JOIN ids USING (raw) LEFT JOIN declared d ON d.norm = ids.norm "
-            "WHERE stub OR d.norm IS NULL"
+            + f" FROM {table} JOIN ids USING (raw)"
+            + (" ANTI JOIN declared USING (norm)" if plain else "")
         )
         key = [("id", "to_json(id)::VARCHAR")]
-        merge_groups(
-            self.con, "merged_nodes", rows, ["id"], key, columns, self._names, evidence=False
-        )
+        merge_groups(con, name, rows, ["id"], key, columns, self._names, evidence=False)
+
+    def _nodes_out(self) -> None:
+        merged = ["plain_nodes", *(["stub_nodes"] if self.inferred else [])]
         self.con.execute(
-            "CREATE TABLE nodes_out AS SELECT ord, json->>'$.id' AS id, json FROM merged_nodes "
-            "UNION ALL SELECT ord, id, json FROM routed_nodes JOIN routed_ord USING (id)"
+            "CREATE TABLE nodes_out AS "
+            + "".join(
+                f"SELECT ord, json->>'$.id' AS id, json FROM {name} UNION ALL " for name in merged
+            )
+            + "SELECT ord, id, json FROM routed_nodes JOIN routed_ord USING (id)"
         )
+        for name in merged:
+            drop_merged(self.con, name)
         self.node_count = self.con.execute("SELECT count(*) FROM nodes_out").fetchone()[0]
 
     # -- the result ------------------------------------------------------------------------------

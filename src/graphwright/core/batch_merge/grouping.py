@@ -38,7 +38,11 @@ def merge_groups(
     evidence: bool,
     lookups: str = "",
 ) -> None:
-    """Create table `name (ord, json)`: one merged record per group of `rows`.
+    """Create view `name (ord, json)`: one merged record per group of `rows`.
+
+    The records of groups of one row are built when the view is read (for links, most of
+    them: materialising their JSON would write and read it back once more); the view reads
+    the tables `<name>_*`, which `drop_merged` drops with it.
 
     `rows` selects the `group` columns, `o` (input order, unique), `file_no`, the field
     `columns` (JSON text) and, with `evidence`, an `evidence` list (JSON text, without
@@ -70,8 +74,15 @@ def merge_groups(
     )
     records = _gathered_records(name, key, columns, gathered, constants, evidence=evidence)
     records += f" {lookups}"
-    con.execute(f"CREATE TABLE {name} AS {done} UNION ALL {records}")
-    for table in ("gathered", "groups", "rows"):
+    con.execute(f"CREATE TABLE {name}_merged AS {records}")
+    con.execute(f"DROP TABLE {name}_gathered")
+    con.execute(f"CREATE VIEW {name} AS {done} UNION ALL SELECT ord, json FROM {name}_merged")
+
+
+def drop_merged(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Drop the view `merge_groups` made and the tables it reads."""
+    con.execute(f"DROP VIEW {name}")
+    for table in ("merged", "prov", "groups", "rows"):
         con.execute(f"DROP TABLE {name}_{table}")
 
 

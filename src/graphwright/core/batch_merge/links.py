@@ -24,8 +24,9 @@ def merge_links(
     key_by_source: bool,
     xref_equivalence: bool,
 ) -> int:
-    """Create `links_out (ord, json)` with the merged links and `xref_out (ord, json)` with the
-    xref links (from `nodes_out`); return how many links they hold together."""
+    """Create the view `links_out (ord, json)` with the merged links and the table `xref_out
+    (ord, json)` with the xref links (from `nodes_out`); return how many links they hold
+    together."""
     _restore_labels(con)
     _link_ends(con)
     columns = dict(edge_fields.columns)
@@ -61,7 +62,7 @@ def merge_links(
     )
     _xref_links(con, xref_equivalence=xref_equivalence)
     return con.execute(
-        "SELECT (SELECT count(*) FROM links_out) + (SELECT count(*) FROM xref_out)"
+        "SELECT (SELECT count(*) FROM links_out_groups) + (SELECT count(*) FROM xref_out)"
     ).fetchone()[0]
 
 

@@ -56,10 +56,7 @@ def read_inputs(
     edge_sql = [edge_select(source, n, edge_fields) for n, source in edges]
     node_columns = "".join(f", {c} VARCHAR" for c in node_fields.columns.values())
     edge_columns = "".join(f", {c} VARCHAR" for c in edge_fields.columns.values())
-    con.execute(
-        f"CREATE TABLE node_rows (file_no INTEGER, raw VARCHAR, stub BOOLEAN DEFAULT false"
-        f"{node_columns})"
-    )
+    con.execute(f"CREATE TABLE node_rows (file_no INTEGER, raw VARCHAR{node_columns})")
     con.execute(
         "CREATE TABLE edge_rows (file_no INTEGER, subject VARCHAR, object VARCHAR, "
         f"predicate VARCHAR, label VARCHAR, own_predicate VARCHAR, evidence VARCHAR"
