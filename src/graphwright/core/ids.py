@@ -174,9 +174,14 @@ def normalize_curie(raw: str) -> str:
     if canonical is None:
         return text
     local = local.strip()
-    if canonical in _CASE_INSENSITIVE_LOCAL:
+    if case_insensitive_local(canonical):
         local = local.lower()
     return f"{canonical}:{local}"
+
+
+def case_insensitive_local(canonical: str) -> bool:
+    """Whether the local parts of this (canonical) prefix are compared lower-cased."""
+    return canonical in _CASE_INSENSITIVE_LOCAL
 
 
 def uri_to_curie(uri: str) -> str | None:

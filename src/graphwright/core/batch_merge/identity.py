@@ -17,7 +17,7 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from graphwright.core.ids import normalize_curie
+from graphwright.core.ids import canonical_prefix, case_insensitive_local, normalize_curie
 from graphwright.core.merge import GraphAccumulator
 from graphwright.core.merge_rules import EQUIVALENT_IDS, MergeReport
 
@@ -25,9 +25,42 @@ _CHUNK = 100_000
 
 
 def normalise_ids(con: duckdb.DuckDBPyConnection, raws_sql: str) -> None:
-    """Create `ids (raw, norm)` for the distinct raw ids `raws_sql` selects (column `raw`)."""
-    con.execute("CREATE TABLE ids (raw VARCHAR, norm VARCHAR)")
-    reader = con.execute(f"SELECT DISTINCT raw FROM ({raws_sql}) WHERE raw IS NOT NULL")
+    """Create `ids (raw, norm)` for the distinct raw ids `raws_sql` selects (column `raw`).
+
+    An id of printable ASCII that is no URI (nearly all) is normalised in SQL by the rules of
+    `normalize_curie`, its prefix's canonical spelling asked once per distinct prefix; the
+    others go through `normalize_curie` itself (1M/5M: 1.4M distinct ids, most of 2.4 s).
+    """
+    con.execute(
+        f"CREATE TABLE distinct_ids AS SELECT DISTINCT raw FROM ({raws_sql}) WHERE raw IS NOT NULL"
+    )
+    # on printable ASCII, Python's strip() is trim() and its lower() is lower()
+    con.execute(
+        "CREATE TABLE plain_ids AS SELECT raw, split_part(text, ':', 1) AS prefix, "
+        "trim(substr(text, strpos(text, ':') + 1)) AS local FROM ("
+        "SELECT raw, trim(raw) AS text FROM distinct_ids "
+        "WHERE regexp_full_match(raw, '[ -~]*') AND contains(raw, ':')) "
+        "WHERE lower(text[1:4]) <> 'http'"
+    )
+    prefixes = [row[0] for row in con.execute("SELECT DISTINCT prefix FROM plain_ids").fetchall()]
+    canonical = [canonical_prefix(prefix) for prefix in prefixes]
+    con.register(
+        "prefix_batch",
+        pa.table(
+            {
+                "prefix": pa.array(prefixes, pa.string()),
+                "canonical": pa.array(canonical, pa.string()),
+                "lower_local": [bool(c) and case_insensitive_local(c) for c in canonical],
+            }
+        ),
+    )
+    con.execute(
+        "CREATE TABLE ids AS SELECT raw, CASE WHEN canonical IS NULL THEN trim(raw) "
+        "WHEN lower_local THEN canonical || ':' || lower(local) ELSE canonical || ':' || local "
+        "END AS norm FROM plain_ids JOIN prefix_batch USING (prefix)"
+    )
+    con.unregister("prefix_batch")
+    reader = con.execute("SELECT raw FROM distinct_ids ANTI JOIN plain_ids USING (raw)")
     batches = []
     while chunk := reader.fetchmany(_CHUNK):
         raws = [row[0] for row in chunk]
@@ -36,6 +69,8 @@ def normalise_ids(con: duckdb.DuckDBPyConnection, raws_sql: str) -> None:
         con.register("id_batch", batch)
         con.execute("INSERT INTO ids SELECT raw, norm FROM id_batch")
         con.unregister("id_batch")
+    con.execute("DROP TABLE plain_ids")
+    con.execute("DROP TABLE distinct_ids")
 
 
 def merge_equivalences(
