@@ -1,8 +1,9 @@
 """The batch merge of KGX files in DuckDB (docs/merge.md, "Batch merge of files").
 
-`BatchMerge(inputs).run()` reads every file into DuckDB, merges by the accumulator's rules and
-keeps the merged nodes and links as JSON text in tables, in first-seen order; `to_graph()`,
-`node_batches()` and `link_batches()` read them back. DuckDB spills to `temp_directory` when the
+`BatchMerge(inputs).run()` reads every file into DuckDB and merges by the accumulator's rules:
+the merged nodes are JSON text in a table, the links a view whose records of links met once
+are built as it is read; `to_graph()`, `node_batches()` and `link_batches()` read them in
+first-seen order. DuckDB spills to `temp_directory` when the
 data outgrow `memory_limit`, so inputs larger than memory merge too. Reading the files is in
 reading.py, the links in links.py; ids, equivalences and nodes are here.
 """
