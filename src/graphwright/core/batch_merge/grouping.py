@@ -72,8 +72,7 @@ def merge_groups(
         + "".join(f", list({c}) AS {c}_list" for c in lists)
         + f" FROM {name}_rows r SEMI JOIN ({hard}) k ON {matched} GROUP BY {by}"
     )
-    records = _gathered_records(name, key, columns, gathered, constants, evidence=evidence)
-    records += f" {lookups}"
+    records = _gathered_records(name, key, columns, gathered, constants, lookups, evidence=evidence)
     con.execute(f"CREATE TABLE {name}_merged AS {records}")
     con.execute(f"DROP TABLE {name}_gathered")
     con.execute(f"CREATE VIEW {name} AS {done} UNION ALL SELECT ord, json FROM {name}_merged")
@@ -101,7 +100,7 @@ def _links_met_once(
         f"CREATE TABLE {name}_groups AS SELECT {by}, min(o) AS ord, count(*) AS n, "
         f"bit_or(1::UBIGINT << file_no) AS files FROM {name}_rows GROUP BY {by}"
     )
-    values = {n: constants.get(n) or f"r.{c}" for n, c in columns.items()}
+    values = {n: f"r.{c}" for n, c in columns.items()}
     record = _record([*key, ("evidence", "r.evidence")], values, None, constants)
     done = (
         f"SELECT g.ord, {record} AS json FROM {name}_groups g JOIN {name}_rows r ON r.o = g.ord "
@@ -187,11 +186,14 @@ def _record(
     conflicts: str | None,
     constants: dict[str, str] | None = None,
 ) -> str:
-    """A merged record: its key members, provenance and constant fields are never NULL (a
-    field no row holds is left out); the other values may be."""
+    """A merged record. A constant field takes its one value in place of `values`' (a field
+    no row holds is left out); key members, provenance and constants are never NULL, the
+    other values may be."""
+    constants = constants or {}
+    values = {name: constants.get(name) or value for name, value in values.items()}
     return json_object(
         [*key, *values.items(), (CONFLICTS, conflicts or "NULL"), (PROVENANCE, "provenance")],
-        held={*(name for name, _ in key), PROVENANCE, *(constants or ())},
+        held={*(name for name, _ in key), PROVENANCE, *constants},
     )
 
 
@@ -201,12 +203,14 @@ def _gathered_records(
     columns: dict[str, str],
     gathered: dict[str, str],
     constants: dict[str, str],
+    lookups: str,
     *,
     evidence: bool,
 ) -> str:
     """SELECT (ord, json) for the gathered groups of `<name>_gathered`: the rules run in
     stages, each a projection over the one before, so that no SQL expression repeats another.
-    `gathered` are the fields with value lists, `constants` the others' values."""
+    `gathered` are the fields with value lists, `constants` the others' values; `lookups`
+    join the columns `key` names besides the group's."""
     cols = list(gathered.values())
     in_order = ", ".join(
         f"list_filter(list_select({c}_list, list_grade_up(o_list)), lambda x: x IS NOT NULL) AS {c}"
@@ -237,6 +241,5 @@ def _gathered_records(
     ]
     any_clash = " OR ".join(f"len({c}_k) > 1" for c in cols)
     conflicts = f"CASE WHEN {any_clash} THEN {json_object(clashes)} END" if cols else None
-    values = {n: constants.get(n) or f"{c}_v" for n, c in columns.items()}
-    record = _record(key, values, conflicts, constants)
-    return f"SELECT ord, {record} AS json FROM ({stage}) JOIN {name}_prov USING (files)"
+    record = _record(key, {n: f"{c}_v" for n, c in columns.items()}, conflicts, constants)
+    return f"SELECT ord, {record} AS json FROM ({stage}) JOIN {name}_prov USING (files) {lookups}"
