@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
+from graphwright.core import merge_json
 from graphwright.core.graph import GraphFormatError
 from graphwright.core.merge import GraphAccumulator
 from tests.core.merge_oracle.merge import GraphAccumulator as PreviousAccumulator
@@ -163,4 +164,14 @@ def check_case(seed: int) -> None:
 @pytest.mark.parametrize("block", range(4))
 def test_the_same_output_as_the_previous_implementation(block: int) -> None:
     for seed in range(block * 250, (block + 1) * 250):
+        check_case(seed)
+
+
+def test_the_same_output_when_links_are_serialised_a_few_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Slices of three links put special links (unusual labels, extra fields, folded) at the
+    edges of the slices joined by Arrow."""
+    monkeypatch.setattr(merge_json, "_SLICE", 3)
+    for seed in range(250):
         check_case(seed)

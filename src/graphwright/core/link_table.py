@@ -191,7 +191,8 @@ class LinkTable:
         self, indexes: range, provenance: list[tuple[str, ...]], names: list[str], *, fresh: bool
     ) -> list[Record]:
         """The live links among `indexes` as seed links (`fresh`: with lists of their own)."""
-        sources, targets, kinds, evidence = self.columns(indexes.start, indexes.stop)
+        columns = self.arrays(indexes.start, indexes.stop)
+        sources, targets, kinds, evidence = (column.tolist() for column in columns)
         kind_labels, special, folded = self._kind_labels, self.special, self.folded
         records = []
         for index, source, target, kind, items in zip(
@@ -235,13 +236,16 @@ class LinkTable:
         """Kind number -> the label part of its links' keys."""
         return self._kind_labels
 
-    def columns(self, start: int, stop: int) -> tuple[list[int], list[int], list[int], list[Any]]:
-        """Source and target node indexes, kind numbers and evidence of links `start:stop`."""
+    def arrays(
+        self, start: int, stop: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Source and target node indexes, kind numbers and evidence tuples of links
+        `start:stop` (read-only use: views of the columns)."""
         return (
-            self._source.array[start:stop].tolist(),
-            self._target.array[start:stop].tolist(),
-            self._kind.array[start:stop].tolist(),
-            self._evidence.array[start:stop].tolist(),
+            self._source.array[start:stop],
+            self._target.array[start:stop],
+            self._kind.array[start:stop],
+            self._evidence.array[start:stop],
         )
 
     def _kind_number(self, kind: Hashable) -> int:

@@ -128,9 +128,9 @@ class GraphAccumulator:
 
     def to_graph(self) -> dict[str, list[Record]]:
         """The merged graph in first-seen order, as new dicts and lists the caller may change."""
-        node_provenance, link_provenance = self._provenance()
-        node_ids, link_ids = node_provenance.tuples(), link_provenance.tuples()
         with _collector_paused():
+            node_provenance, link_provenance = self._provenance()
+            node_ids, link_ids = node_provenance.tuples(), link_provenance.tuples()
             names = [record["id"] for record in self._nodes]
             return {
                 "nodes": [fresh_copy(record, node_ids[index]) for index, record in self._live()],
@@ -142,9 +142,9 @@ class GraphAccumulator:
 
     def to_json(self) -> bytes:
         """The merged graph serialised as seed graph JSON."""
-        node_provenance, link_provenance = self._provenance()
-        node_ids = node_provenance.tuples()
         with _collector_paused():
+            node_provenance, link_provenance = self._provenance()
+            node_ids = node_provenance.tuples()
             nodes = [{**record, PROVENANCE: node_ids[index]} for index, record in self._live()]
             names = [record["id"] for record in self._nodes]
             links = links_json(self._links, names, link_provenance)

@@ -1,28 +1,35 @@
 """The merged graph as seed graph JSON, written straight from the accumulator's columns.
 
 Building a dict per link only to serialise it costs more than serialising it. Instead, each
-link's JSON is joined from pieces serialised once: per node `{"source":<id>,"target":` and
-`<id>`, per label `,"label":<label>,"evidence":[`, per distinct provenance
-`],"provenance":[...]},`; the evidence of many links is serialised in one call. The few links
-of another shape (no label or not a string, fields besides the four) go through a dict.
+link's JSON is joined from pieces serialised once: per node `{"source":"<id>","target":` and
+`"<id>",`, per label `"label":<label>,"evidence":`, per distinct provenance
+`"provenance":[...]},`. The node ids, and the evidence of many links, are each serialised in
+one call and cut where the values meet. Arrow's kernels pick each link's pieces (take) and join
+them, so no Python code runs per link. The few links of another shape (no label or not a
+string, fields besides the four) go through a dict.
 """
 
 from __future__ import annotations
 
 import io
-from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 from orjson import dumps
 
+from graphwright.core.arrow_columns import POOL, binaries, offsets_of, sliced_binaries, take
 from graphwright.core.link_table import LinkTable
 from graphwright.core.merge_provenance import Provenance
 
-_SLICE = 10_000  # links joined at a time, so that the pieces held at once stay few
+_SLICE = 50_000  # links joined at a time: Arrow's memory for one slice is reused by the next
 
 
-def graph_json(nodes: list[dict[str, Any]], links: Iterable[bytes], xrefs: list[Any]) -> bytes:
+def graph_json(
+    nodes: list[dict[str, Any]], links: Iterable[bytes | pa.Buffer], xrefs: list[Any]
+) -> bytes:
     """`{"nodes": [...], "links": [...]}` from the nodes, the links' JSON (`links_json`) and
     the xref links. Chunks are written as they come, so the output is held about once."""
     buffer = io.BytesIO()
@@ -38,50 +45,78 @@ def graph_json(nodes: list[dict[str, Any]], links: Iterable[bytes], xrefs: list[
     return buffer.getvalue()
 
 
-def links_json(table: LinkTable, names: list[str], provenance: Provenance) -> Iterator[bytes]:
+def links_json(
+    table: LinkTable, names: list[str], provenance: Provenance
+) -> Iterator[bytes | pa.Buffer]:
     """The live links as JSON objects, each followed by a comma, in first-seen order (in
     chunks); `names` are the node ids by node index."""
-    starts = [b'{"source":%b,"target":' % dumps(name) for name in names]
-    ends = list(map(dumps, names))
-    labels = list(map(_label_part, table.kind_labels))
-    tails = [b'],"provenance":%b},' % dumps(ids) for ids in provenance.distinct]
-    special = sorted(table.special)
+    ends = _json_pieces(names, "")
+    nothing, source_key, target_key = binaries([b"", b'{"source":', b'"target":'])
+    starts = pc.binary_join_element_wise(source_key, ends, target_key, nothing)
+    labels = binaries(list(map(_label_part, table.kind_labels)))
+    tails = binaries([b'"provenance":%b},' % dumps(ids) for ids in provenance.distinct])
+    special = np.array(sorted(table.special), dtype=np.int64)
     for start in range(0, len(table), _SLICE):
         stop = min(start + _SLICE, len(table))
-        sources, targets, kinds, evidence = table.columns(start, stop)
-        of_link = provenance.of_item[start:stop].tolist()
-        pieces = zip(
-            map(starts.__getitem__, sources),
-            map(ends.__getitem__, targets),
-            map(labels.__getitem__, kinds),
-            _evidence_items(evidence),
-            map(tails.__getitem__, of_link),
-            strict=True,
+        sources, targets, kinds, evidence = table.arrays(start, stop)
+        joined = pc.binary_join_element_wise(
+            take(starts, sources),
+            take(ends, targets),
+            take(labels, kinds),
+            _json_pieces(evidence.tolist(), ()),
+            take(tails, provenance.of_item[start:stop]),
+            nothing,
+            memory_pool=POOL,
         )
-        parts = list(map(b"".join, pieces))
-        for index in special[bisect_left(special, start) : bisect_left(special, stop)]:
-            if index in table.folded:
-                parts[index - start] = b""
-            else:
-                ids = provenance.distinct[of_link[index - start]]
-                parts[index - start] = dumps(table.record(index, ids, names, fresh=False)) + b","
-        yield b"".join(parts)
+        inside = special[np.searchsorted(special, start) : np.searchsorted(special, stop)]
+        yield from _with_special_links(joined, inside - start, table, names, provenance, start)
+
+
+def _with_special_links(
+    joined: pa.Array,
+    positions: np.ndarray,
+    table: LinkTable,
+    names: list[str],
+    provenance: Provenance,
+    start: int,
+) -> Iterator[bytes | pa.Buffer]:
+    """The joined links' bytes, each special link's JSON put in place of its joined one (a
+    folded link's left out)."""
+    data, offsets = joined.buffers()[2], offsets_of(joined)
+    cut = int(offsets[0])
+    for position in positions.tolist():
+        yield data[cut : int(offsets[position])]
+        cut = int(offsets[position + 1])
+        index = start + position
+        if index not in table.folded:
+            ids = provenance.distinct[provenance.of_item[index]]
+            yield dumps(table.record(index, ids, names, fresh=False)) + b","
+    yield data[cut : int(offsets[-1])]
 
 
 def _label_part(label: Any) -> bytes:
     # a label that is not a non-empty string is stored per link (a special link)
     if type(label) is not str or not label:
         return b""
-    return b',"label":%b,"evidence":[' % dumps(label)
+    return b'"label":%b,"evidence":' % dumps(label)
 
 
-def _evidence_items(evidence: list[tuple[Any, ...]]) -> list[bytes]:
-    """Each link's evidence as JSON without its brackets, from one `dumps` of them all.
+def _json_pieces(values: list[Any], after: Any) -> pa.Array:
+    """Each value's JSON followed by a comma, cut from one `dumps` of them all.
 
-    The lists are split at `],[`. Any item whose JSON holds `],[` itself (a nested list, a
-    string with those characters) adds a split, so a count that differs from the number of
-    links shows one, and each list is serialised on its own instead."""
-    items = dumps(evidence)[2:-2].split(b"],[")
-    if len(items) == len(evidence):
-        return items
-    return [dumps(one)[1:-1] for one in evidence]
+    The values here are lists (evidence) or strings (node ids). `dumps` of the values and
+    `after` is `[v0,v1,...,after]`, where value i runs from its first byte to the first byte of
+    value i + 1, found after the `],[` or `","` between them. A value's JSON may hold these
+    bytes too (a nested list, a string ending in `",`), which makes more cuts than values: then
+    each value is serialised on its own instead."""
+    text = dumps([*values, after])
+    data = np.frombuffer(text, dtype=np.uint8)
+    close, opening = (b"]", b"[") if isinstance(after, tuple) else (b'"', b'"')
+    commas = np.flatnonzero(data == ord(b","))
+    cuts = commas[(data[commas - 1] == ord(close)) & (data[commas + 1] == ord(opening))] - 1
+    if len(cuts) != len(values):
+        return binaries([dumps(value) + b"," for value in values])
+    offsets = np.empty(len(values) + 1, dtype=np.int64)
+    offsets[0] = 1
+    offsets[1:] = cuts + 2
+    return sliced_binaries(text, offsets)

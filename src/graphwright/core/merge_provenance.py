@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from itertools import compress
 
 import numpy as np
+import pyarrow.compute as pc
 
+from graphwright.core.arrow_columns import POOL, fixed_rows, numpy_of
 from graphwright.core.link_table import Carried
 from graphwright.core.merge_values import PROVENANCE, Record
 
@@ -51,29 +53,37 @@ def provenance(
     touched (`touched`, by add number); an item folded into another counts for that one.
 
     One row of bits per item (bit n: add n touched it) is built with numpy; each distinct row
-    is decoded once."""
+    is decoded once. Rows are told apart by hashing them (Arrow), not by sorting them."""
     adds = len(result_id_of)
     roots = _fold_roots(size, folded)
     masks = np.zeros((size, max(1, -(-adds // 64))), dtype=np.uint64)
     for number, indexes in enumerate(touched):
         word, bit = divmod(number, 64)
         masks[roots[indexes], word] |= np.uint64(1 << bit)
-    if masks.shape[1] == 1:  # up to 64 adds: sorting plain ints is much faster than rows
-        distinct_masks, of_item = np.unique(masks[:, 0], return_inverse=True)
-        distinct_masks = distinct_masks[:, np.newaxis]
-    else:
-        distinct_masks, of_item = np.unique(masks, axis=0, return_inverse=True)
-    of_item = of_item.reshape(-1)
-    # one byte per bit (little-endian words: bit n of a mask is column n)
+    distinct_masks, of_item = _distinct_rows(masks)
+    # one byte per bit (little-endian words: bit n of a mask is byte n of its row)
     flags = np.unpackbits(
         np.ascontiguousarray(distinct_masks, dtype="<u8").view(np.uint8), axis=1, bitorder="little"
-    )[:, :adds].tolist()
-    distinct = [tuple(dict.fromkeys(compress(result_id_of, row))) for row in flags]
+    )[:, :adds].tobytes()
+    rows = [flags[start : start + adds] for start in range(0, len(flags), max(adds, 1))]
+    if len(set(result_id_of)) == adds:
+        distinct = [tuple(compress(result_id_of, row)) for row in rows]
+    else:  # a result id given to more than one add appears once
+        distinct = [tuple(dict.fromkeys(compress(result_id_of, row))) for row in rows]
     for index, entries in carried.items():
-        numbers = compress(range(adds), flags[of_item[index]])
+        numbers = compress(range(adds), rows[of_item[index]])
         of_item[index] = len(distinct)
         distinct.append(_with_carried(numbers, entries, result_id_of))
     return Provenance(distinct, of_item)
+
+
+def _distinct_rows(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of `masks`, and the number of each row's value among them."""
+    encoded = pc.dictionary_encode(fixed_rows(masks), memory_pool=POOL)
+    dictionary, words = encoded.dictionary, masks.shape[1]
+    rows = np.frombuffer(dictionary.buffers()[1], dtype=np.uint64).reshape(-1, words)
+    distinct = rows[dictionary.offset : dictionary.offset + len(dictionary)]
+    return distinct, numpy_of(encoded.indices, np.int32).astype(np.intp)
 
 
 def _fold_roots(size: int, folded: dict[int, int]) -> np.ndarray:
