@@ -11,7 +11,7 @@ def records(table: LinkTable, names: list[str]) -> list[tuple[str, str, str, lis
     provenance = [()] * len(table)
     return [
         (link["source"], link["label"], link["target"], link["evidence"])
-        for link in table.records(range(len(table)), provenance, names, fresh=True)
+        for link in table.records(provenance, names)
     ]
 
 

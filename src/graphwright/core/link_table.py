@@ -32,6 +32,10 @@ _NODE_BITS = 32
 _PAIR_MASK = (1 << 2 * _NODE_BITS) - 1
 _SCRAMBLE = 0x9E3779B97F4A7C15  # odd (2**64 over the golden ratio): multiplying is one-to-one
 
+# Links turned into records a slice at a time: the Python ints of every link's ends at once
+# would add tens of MB to the peak memory of a million-link `to_graph()`.
+_RECORDS_AT_ONCE = 50_000
+
 # (add number, result ids an input item carried, whether they come before that add's result id)
 Carried = tuple[int, tuple[str, ...], bool]
 
@@ -69,9 +73,10 @@ class LinkTable:
         self._kind_of: dict[Hashable, int] = {}
         self._kind_labels: list[Any] = []  # kind number -> the label part of its links' keys
         self._kind_bits: list[int] = []  # kind number -> kind << 64
-        self._source = Column(np.int64)
-        self._target = Column(np.int64)
-        self._kind = Column(np.int64)
+        # int32: no graph held in memory comes near 2**31 nodes or kinds
+        self._source = Column(np.int32)
+        self._target = Column(np.int32)
+        self._kind = Column(np.int32)
         self._evidence = Column(object)  # a tuple of evidence items (empty: none)
         self._labels: dict[int, Any] = {}  # a label not stored as its kind's (absent, empty, ...)
         self._fields: dict[int, Record] = {}  # fields besides the four, and conflicts
@@ -187,26 +192,22 @@ class LinkTable:
                 self._fold(existing, index)
         adjacent.setdefault(kept, []).extend(touching)
 
-    def records(
-        self, indexes: range, provenance: list[tuple[str, ...]], names: list[str], *, fresh: bool
-    ) -> list[Record]:
-        """The live links among `indexes` as seed links (`fresh`: with lists of their own)."""
-        columns = self.arrays(indexes.start, indexes.stop)
-        sources, targets, kinds, evidence = (column.tolist() for column in columns)
+    def records(self, provenance: list[tuple[str, ...]], names: list[str]) -> list[Record]:
+        """The live links as seed links with lists of their own, in first-seen order."""
         kind_labels, special, folded = self._kind_labels, self.special, self.folded
-        records = []
-        for index, source, target, kind, items in zip(
-            indexes, sources, targets, kinds, evidence, strict=True
-        ):
-            if index in special:
-                if index not in folded:
-                    records.append(self.record(index, provenance[index], names, fresh=fresh))
-                continue
-            ids = provenance[index]
-            records.append({"source": names[source], "target": names[target],
-                            "label": kind_labels[kind],
-                            "evidence": list(items) if fresh else items,
-                            PROVENANCE: list(ids) if fresh else ids})  # fmt: skip
+        records: list[Record] = []
+        for start in range(0, len(self), _RECORDS_AT_ONCE):
+            stop = min(start + _RECORDS_AT_ONCE, len(self))
+            columns = (column.tolist() for column in self.arrays(start, stop))
+            rows = zip(range(start, stop), *columns, strict=True)
+            for index, source, target, kind, items in rows:
+                if index in special:
+                    if index not in folded:
+                        records.append(self.record(index, provenance[index], names, fresh=True))
+                    continue
+                records.append({"source": names[source], "target": names[target],
+                                "label": kind_labels[kind], "evidence": list(items),
+                                PROVENANCE: list(provenance[index])})  # fmt: skip
         return records
 
     def record(

@@ -123,8 +123,9 @@ class GraphAccumulator:
             self._result_ids.append(result_id if result_id is not None else f"result-{number + 1}")
             local = self._add_nodes(nodes, raws, number)
             indexes = self._add_links(links, read, local, number)
-            self._touched_nodes.append(np.fromiter(local.values(), dtype=np.intp, count=len(local)))
-            self._touched_links.append(np.array(indexes, dtype=np.intp))
+            touched = np.fromiter(local.values(), dtype=np.int32, count=len(local))
+            self._touched_nodes.append(touched)  # int32: no graph in memory nears 2**31 items
+            self._touched_links.append(np.array(indexes, dtype=np.int32))
 
     def to_graph(self) -> dict[str, list[Record]]:
         """The merged graph in first-seen order, as new dicts and lists the caller may change."""
@@ -135,7 +136,7 @@ class GraphAccumulator:
             return {
                 "nodes": [fresh_copy(record, node_ids[index]) for index, record in self._live()],
                 "links": [
-                    *self._links.records(range(len(self._links)), link_ids, names, fresh=True),
+                    *self._links.records(link_ids, names),
                     *self._xref_records(names, node_ids, fresh=True),
                 ],
             }
