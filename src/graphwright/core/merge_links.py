@@ -58,7 +58,7 @@ def plain_node_ids(nodes: list[Any], read: Links) -> list[str] | None:
         ends_known = known.issuperset(read.sources) and known.issuperset(read.targets)
     except (KeyError, TypeError):
         return None
-    if not ends_known or set(map(type, known)) - {str} or "" in set(map(str.strip, known)):
+    if not ends_known or set(map(type, known)) - {str} or not all(map(str.strip, known)):
         return None
     return raws
 
@@ -77,6 +77,8 @@ def _unusual_links(
     usual = not set(map(type, labels)) - {str} and "" not in labels
     kinds = labels if usual else [_label_key(label) for label in labels]
     if complete and usual:
+        if max(map(len, links), default=0) <= 4:  # every link has the four fields alone
+            return [], kinds
         return [position for position, size in enumerate(map(len, links)) if size > 4], kinds
     unusual = [
         position
