@@ -8,10 +8,10 @@ from graphwright.core.link_table import Column, LinkTable, _pair_key, _pair_keys
 
 
 def records(table: LinkTable, names: list[str]) -> list[tuple[str, str, str, list]]:
-    provenance = [()] * len(table)
+    no_results = np.zeros(len(table), dtype=np.intp)  # every link: entry 0, no result ids
     return [
         (link["source"], link["label"], link["target"], link["evidence"])
-        for link in table.records(provenance, names)
+        for link in table.records([()], no_results, names)
     ]
 
 

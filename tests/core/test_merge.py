@@ -492,3 +492,20 @@ def test_compatible_categories_still_merge() -> None:
         graph([node("RXCUI:6809", entityType="Drug")]),
     )
     assert ids(result) == ["NCBIGene:7157", "CHEBI:6801"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [[{"k": 1}, {"k": 2}], "ends in },{", {"nested": {"deeper": [{"a": 1}, {"b": 2}]}}],
+)
+def test_records_whose_json_holds_the_cut_between_records_serialise_whole(value: object) -> None:
+    """to_json cuts the records' JSON where one record meets the next (`},{`); a value that
+    holds those bytes itself must not cut a record in two."""
+    accumulator = GraphAccumulator()
+    accumulator.add(
+        graph(
+            [node("A", note=value), node("B", note=value), node("C")],
+            [link("A", "B", evidence=[{"note": "},{"}]), link("B", "C")],
+        )
+    )
+    assert orjson.loads(accumulator.to_json()) == accumulator.to_graph()

@@ -192,22 +192,27 @@ class LinkTable:
                 self._fold(existing, index)
         adjacent.setdefault(kept, []).extend(touching)
 
-    def records(self, provenance: list[tuple[str, ...]], names: list[str]) -> list[Record]:
-        """The live links as seed links with lists of their own, in first-seen order."""
+    def records(
+        self, provenance: list[tuple[str, ...]], of_link: np.ndarray, names: list[str]
+    ) -> list[Record]:
+        """The live links as seed links with lists of their own, in first-seen order; link i's
+        result ids are `provenance[of_link[i]]`."""
         kind_labels, special, folded = self._kind_labels, self.special, self.folded
         records: list[Record] = []
         for start in range(0, len(self), _RECORDS_AT_ONCE):
             stop = min(start + _RECORDS_AT_ONCE, len(self))
             columns = (column.tolist() for column in self.arrays(start, stop))
-            rows = zip(range(start, stop), *columns, strict=True)
-            for index, source, target, kind, items in rows:
+            entries = of_link[start:stop].tolist()
+            rows = zip(range(start, stop), *columns, entries, strict=True)
+            for index, source, target, kind, items, entry in rows:
                 if index in special:
                     if index not in folded:
-                        records.append(self.record(index, provenance[index], names, fresh=True))
+                        ids = provenance[entry]
+                        records.append(self.record(index, ids, names, fresh=True))
                     continue
                 records.append({"source": names[source], "target": names[target],
                                 "label": kind_labels[kind], "evidence": list(items),
-                                PROVENANCE: list(provenance[index])})  # fmt: skip
+                                PROVENANCE: list(provenance[entry])})  # fmt: skip
         return records
 
     def record(

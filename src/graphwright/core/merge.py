@@ -8,8 +8,9 @@ O(size of that result). The rules are in docs/merge.md.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from graphwright.core.graph import check_graph, graph_lists, parse_json
 from graphwright.core.ids import normalize_curie, pick_leader, prefix_rank
 from graphwright.core.link_table import Carried, LinkTable, move_carried
-from graphwright.core.merge_json import graph_json, links_json
+from graphwright.core.merge_json import graph_json, links_json, nodes_json
 from graphwright.core.merge_links import Links, plain_node_ids, read_links
 from graphwright.core.merge_provenance import Provenance, carry, provenance
 from graphwright.core.merge_rules import (
@@ -131,25 +132,25 @@ class GraphAccumulator:
         """The merged graph in first-seen order, as new dicts and lists the caller may change."""
         with _collector_paused():
             node_provenance, link_provenance = self._provenance()
-            node_ids, link_ids = node_provenance.tuples(), link_provenance.tuples()
+            node_ids = node_provenance.tuples()
             names = [record["id"] for record in self._nodes]
-            return {
-                "nodes": [fresh_copy(record, node_ids[index]) for index, record in self._live()],
-                "links": [
-                    *self._links.records(link_ids, names),
-                    *self._xref_records(names, node_ids, fresh=True),
-                ],
-            }
+            nodes = [fresh_copy(record, node_ids[index]) for index, record in self._live()]
+            links = self._links.records(link_provenance.decoded(), link_provenance.of_item, names)
+            links += self._xref_records(names, node_ids.__getitem__, fresh=True)
+            return {"nodes": nodes, "links": links}
 
     def to_json(self) -> bytes:
         """The merged graph serialised as seed graph JSON."""
         with _collector_paused():
             node_provenance, link_provenance = self._provenance()
-            node_ids = node_provenance.tuples()
-            nodes = [{**record, PROVENANCE: node_ids[index]} for index, record in self._live()]
+            live = np.ones(len(self._nodes), dtype=bool)
+            live[list(self._folded_nodes)] = False
+            records = list(compress(self._nodes, live.tolist()))
+            nodes = nodes_json(records, node_provenance, np.flatnonzero(live))
             names = [record["id"] for record in self._nodes]
             links = links_json(self._links, names, link_provenance)
-            return graph_json(nodes, links, self._xref_records(names, node_ids, fresh=False))
+            xrefs = self._xref_records(names, node_provenance.of, fresh=False)
+            return graph_json(nodes, links, xrefs)
 
     def _provenance(self) -> tuple[Provenance, Provenance]:
         """Each node's and link's result ids, from the indexes each add touched."""
@@ -345,9 +346,9 @@ class GraphAccumulator:
         return xref_pairs(self._live(), lambda xref: self._node_at.get(self._leader(xref)))
 
     def _xref_records(
-        self, names: list[str], node_ids: list[tuple[str, ...]], *, fresh: bool
+        self, names: list[str], provenance_of: Callable[[int], tuple[str, ...]], *, fresh: bool
     ) -> list[Record]:
-        return xref_links(self._xref_pairs(), names, node_ids, fresh=fresh)
+        return xref_links(self._xref_pairs(), names, provenance_of, fresh=fresh)
 
     # -- links -----------------------------------------------------------------------------------
 

@@ -23,17 +23,17 @@ from orjson import dumps
 from graphwright.core.arrow_columns import POOL, binaries, offsets_of, sliced_binaries, take
 from graphwright.core.link_table import LinkTable
 from graphwright.core.merge_provenance import Provenance
+from graphwright.core.merge_values import PROVENANCE, Record
 
 _SLICE = 50_000  # links joined at a time: Arrow's memory for one slice is reused by the next
 
 
-def graph_json(
-    nodes: list[dict[str, Any]], links: Iterable[bytes | pa.Buffer], xrefs: list[Any]
-) -> bytes:
-    """`{"nodes": [...], "links": [...]}` from the nodes, the links' JSON (`links_json`) and
-    the xref links. Chunks are written as they come, so the output is held about once."""
+def graph_json(nodes: bytes, links: Iterable[bytes | pa.Buffer], xrefs: list[Any]) -> bytes:
+    """`{"nodes": [...], "links": [...]}` from the nodes' JSON (`nodes_json`), the links' JSON
+    (`links_json`) and the xref links. Chunks are written as they come, so the output is held
+    about once."""
     buffer = io.BytesIO()
-    buffer.write(b'{"nodes":%b,"links":[' % dumps(nodes))
+    buffer.write(b'{"nodes":%b,"links":[' % nodes)
     start = buffer.tell()
     for chunk in links:
         buffer.write(chunk)
@@ -42,7 +42,39 @@ def graph_json(
     elif buffer.tell() > start:  # the last link's comma goes
         buffer.seek(-1, io.SEEK_END)
     buffer.write(b"]}")
+    POOL.release_unused()  # what the kernels freed goes back to the system, not to Python
     return buffer.getvalue()
+
+
+def nodes_json(records: list[Record], provenance: Provenance, indexes: np.ndarray) -> bytes:
+    """The records as a JSON list, each with its `provenance` last; `indexes` are the records'
+    node indexes.
+
+    `dumps` of the records and an empty one is `[{...},{...},...,{}]`. It is cut before each
+    `},{`, and each piece followed by `,"provenance":[...]`. A record's JSON may hold `},{`
+    too (a list of objects, a string ending in `}`): then there are more cuts than records and
+    each record is copied with its provenance instead."""
+    if not records:
+        return b"[]"
+    text = dumps([*records, {}])
+    data = np.frombuffer(text, dtype=np.uint8)
+    commas = np.flatnonzero(data == ord(b","))
+    cuts = commas[(data[commas - 1] == ord(b"}")) & (data[commas + 1] == ord(b"{"))] - 1
+    if len(cuts) != len(records):
+        ids = map(provenance.of, indexes.tolist())
+        return dumps([{**record, PROVENANCE: next(ids)} for record in records])
+    offsets = np.empty(len(records) + 1, dtype=np.int64)
+    offsets[0] = 1
+    offsets[1:] = cuts
+    tails = binaries([b',"provenance":%b' % ids for ids in provenance.json_lists()])
+    joined = pc.binary_join_element_wise(
+        sliced_binaries(text, offsets),
+        take(tails, provenance.of_item[indexes]),
+        binaries([b""])[0],
+        memory_pool=POOL,
+    )
+    data_buffer, joined_offsets = joined.buffers()[2], offsets_of(joined)
+    return b"[%b}]" % data_buffer[int(joined_offsets[0]) : int(joined_offsets[-1])]
 
 
 def links_json(
@@ -54,7 +86,7 @@ def links_json(
     nothing, source_key, target_key = binaries([b"", b'{"source":', b'"target":'])
     starts = pc.binary_join_element_wise(source_key, ends, target_key, nothing)
     labels = binaries(list(map(_label_part, table.kind_labels)))
-    tails = binaries([b'"provenance":%b},' % dumps(ids) for ids in provenance.distinct])
+    tails = binaries([b'"provenance":%b},' % ids for ids in provenance.json_lists()])
     special = np.array(sorted(table.special), dtype=np.int64)
     for start in range(0, len(table), _SLICE):
         stop = min(start + _SLICE, len(table))
@@ -89,8 +121,8 @@ def _with_special_links(
         cut = int(offsets[position + 1])
         index = start + position
         if index not in table.folded:
-            ids = provenance.distinct[provenance.of_item[index]]
-            yield dumps(table.record(index, ids, names, fresh=False)) + b","
+            record = table.record(index, provenance.of(index), names, fresh=False)
+            yield dumps(record) + b","
     yield data[cut : int(offsets[-1])]
 
 

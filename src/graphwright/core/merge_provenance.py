@@ -13,6 +13,7 @@ from itertools import compress
 
 import numpy as np
 import pyarrow.compute as pc
+from orjson import dumps
 
 from graphwright.core.arrow_columns import POOL, fixed_rows, numpy_of
 from graphwright.core.link_table import Carried
@@ -33,13 +34,45 @@ def carry(
 
 @dataclass(slots=True)
 class Provenance:
-    """The result ids of each item (node or link) by index: `distinct[of_item[index]]`."""
+    """The result ids of each item (node or link) by index: entry `of_item[index]`.
 
-    distinct: list[tuple[str, ...]]
+    An entry is the flags of the adds that touched its items (bytes, one per add), or the ids
+    themselves (tuple: items that carried ids of their own). Entries are decoded only as
+    asked: tuples for records, JSON lists for serialising."""
+
+    entries: list[bytes | tuple[str, ...]]
     of_item: np.ndarray
+    result_ids: list[str]  # by add number
+    unique: bool  # no result id was given to two adds
+
+    def of(self, index: int) -> tuple[str, ...]:
+        return self._ids(self.entries[self.of_item[index]])
 
     def tuples(self) -> list[tuple[str, ...]]:
-        return list(map(self.distinct.__getitem__, self.of_item.tolist()))
+        """Each item's result ids, by index."""
+        return list(map(self.decoded().__getitem__, self.of_item.tolist()))
+
+    def decoded(self) -> list[tuple[str, ...]]:
+        """Each entry's result ids."""
+        return list(map(self._ids, self.entries))
+
+    def json_lists(self) -> list[bytes]:
+        """Each entry's result ids as a JSON list (bytes: nothing for the collector to track)."""
+        quoted = list(map(dumps, self.result_ids))
+        lists = []
+        for entry in self.entries:
+            if type(entry) is tuple:
+                lists.append(dumps(entry))
+                continue
+            ids = compress(quoted, entry)
+            lists.append(b"[%b]" % b",".join(ids if self.unique else dict.fromkeys(ids)))
+        return lists
+
+    def _ids(self, entry: bytes | tuple[str, ...]) -> tuple[str, ...]:
+        if type(entry) is tuple:
+            return entry
+        ids = compress(self.result_ids, entry)
+        return tuple(ids if self.unique else dict.fromkeys(ids))
 
 
 def provenance(
@@ -52,8 +85,8 @@ def provenance(
     """The result ids of `size` items, in add order, each once, from the item indexes each add
     touched (`touched`, by add number); an item folded into another counts for that one.
 
-    One row of bits per item (bit n: add n touched it) is built with numpy; each distinct row
-    is decoded once. Rows are told apart by hashing them (Arrow), not by sorting them."""
+    One row of bits per item (bit n: add n touched it) is built with numpy; the distinct rows,
+    told apart by hashing them (Arrow), are kept as flags and decoded when asked."""
     adds = len(result_id_of)
     roots = _fold_roots(size, folded)
     masks = np.zeros((size, max(1, -(-adds // 64))), dtype=np.uint64)
@@ -65,16 +98,15 @@ def provenance(
     flags = np.unpackbits(
         np.ascontiguousarray(distinct_masks, dtype="<u8").view(np.uint8), axis=1, bitorder="little"
     )[:, :adds].tobytes()
-    rows = [flags[start : start + adds] for start in range(0, len(flags), max(adds, 1))]
-    if len(set(result_id_of)) == adds:
-        distinct = [tuple(compress(result_id_of, row)) for row in rows]
-    else:  # a result id given to more than one add appears once
-        distinct = [tuple(dict.fromkeys(compress(result_id_of, row))) for row in rows]
-    for index, entries in carried.items():
-        numbers = compress(range(adds), rows[of_item[index]])
-        of_item[index] = len(distinct)
-        distinct.append(_with_carried(numbers, entries, result_id_of))
-    return Provenance(distinct, of_item)
+    step = max(adds, 1)
+    entries: list[bytes | tuple[str, ...]] = [
+        flags[start : start + adds] for start in range(0, len(flags), step)
+    ]
+    for index, carried_here in carried.items():
+        numbers = compress(range(adds), entries[of_item[index]])
+        of_item[index] = len(entries)
+        entries.append(_with_carried(numbers, carried_here, result_id_of))
+    return Provenance(entries, of_item, result_id_of, len(set(result_id_of)) == adds)
 
 
 def _distinct_rows(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

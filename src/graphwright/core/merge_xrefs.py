@@ -32,18 +32,19 @@ def xref_pairs(
 def xref_links(
     pairs: list[tuple[int, int]],
     names: list[str],
-    node_ids: list[tuple[str, ...]],
+    provenance_of: Callable[[int], tuple[str, ...]],
     *,
     fresh: bool,
 ) -> list[Record]:
-    """The xref links as seed links (`fresh`: with lists of their own)."""
+    """The xref links as seed links (`fresh`: with lists of their own); `provenance_of` gives
+    a node's result ids by its index."""
     return [
         {
             "source": names[source],
             "target": names[target],
             "label": XREF_LABEL,
             "evidence": [],
-            PROVENANCE: list(node_ids[source]) if fresh else node_ids[source],
+            PROVENANCE: list(provenance_of(source)) if fresh else provenance_of(source),
         }
         for source, target in pairs
     ]
