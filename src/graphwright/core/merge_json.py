@@ -26,6 +26,7 @@ from graphwright.core.merge_provenance import Provenance
 from graphwright.core.merge_values import PROVENANCE, Record
 
 _SLICE = 50_000  # links joined at a time: Arrow's memory for one slice is reused by the next
+_NOTHING = binaries([b""])[0]  # the separator of joined pieces
 
 
 def graph_json(nodes: bytes, links: Iterable[bytes | pa.Buffer], xrefs: list[Any]) -> bytes:
@@ -57,9 +58,7 @@ def nodes_json(records: list[Record], provenance: Provenance, indexes: np.ndarra
     if not records:
         return b"[]"
     text = dumps([*records, {}])
-    data = np.frombuffer(text, dtype=np.uint8)
-    commas = np.flatnonzero(data == ord(b","))
-    cuts = commas[(data[commas - 1] == ord(b"}")) & (data[commas + 1] == ord(b"{"))] - 1
+    cuts = _meetings(text, b"}", b"{")
     if len(cuts) != len(records):
         ids = map(provenance.of, indexes.tolist())
         return dumps([{**record, PROVENANCE: next(ids)} for record in records])
@@ -70,7 +69,7 @@ def nodes_json(records: list[Record], provenance: Provenance, indexes: np.ndarra
     joined = pc.binary_join_element_wise(
         sliced_binaries(text, offsets),
         take(tails, provenance.of_item[indexes]),
-        binaries([b""])[0],
+        _NOTHING,
         memory_pool=POOL,
     )
     data_buffer, joined_offsets = joined.buffers()[2], offsets_of(joined)
@@ -83,8 +82,8 @@ def links_json(
     """The live links as JSON objects, each followed by a comma, in first-seen order (in
     chunks); `names` are the node ids by node index."""
     ends = _json_pieces(names, "")
-    nothing, source_key, target_key = binaries([b"", b'{"source":', b'"target":'])
-    starts = pc.binary_join_element_wise(source_key, ends, target_key, nothing)
+    source_key, target_key = binaries([b'{"source":', b'"target":'])
+    starts = pc.binary_join_element_wise(source_key, ends, target_key, _NOTHING)
     labels = binaries(list(map(_label_part, table.kind_labels)))
     tails = binaries([b'"provenance":%b},' % ids for ids in provenance.json_lists()])
     special = np.array(sorted(table.special), dtype=np.int64)
@@ -97,7 +96,7 @@ def links_json(
             take(labels, kinds),
             _json_pieces(evidence.tolist(), ()),
             take(tails, provenance.of_item[start:stop]),
-            nothing,
+            _NOTHING,
             memory_pool=POOL,
         )
         inside = special[np.searchsorted(special, start) : np.searchsorted(special, stop)]
@@ -136,19 +135,26 @@ def _label_part(label: Any) -> bytes:
 def _json_pieces(values: list[Any], after: Any) -> pa.Array:
     """Each value's JSON followed by a comma, cut from one `dumps` of them all.
 
-    The values here are lists (evidence) or strings (node ids). `dumps` of the values and
-    `after` is `[v0,v1,...,after]`, where value i runs from its first byte to the first byte of
-    value i + 1, found after the `],[` or `","` between them. A value's JSON may hold these
-    bytes too (a nested list, a string ending in `",`), which makes more cuts than values: then
-    each value is serialised on its own instead."""
+    The values here are lists (evidence) or strings (node ids), `after` one more of their kind.
+    `dumps` of the values and `after` is `[v0,v1,...,after]`, where value i runs from its first
+    byte to the first byte of value i + 1, found after the `],[` or `","` between them. A
+    value's JSON may hold these bytes too (a nested list, a string ending in `",`), which makes
+    more cuts than values: then each value is serialised on its own instead."""
     text = dumps([*values, after])
-    data = np.frombuffer(text, dtype=np.uint8)
-    close, opening = (b"]", b"[") if isinstance(after, tuple) else (b'"', b'"')
-    commas = np.flatnonzero(data == ord(b","))
-    cuts = commas[(data[commas - 1] == ord(close)) & (data[commas + 1] == ord(opening))] - 1
+    after_json = dumps(after)
+    cuts = _meetings(text, after_json[-1:], after_json[:1])
     if len(cuts) != len(values):
         return binaries([dumps(value) + b"," for value in values])
     offsets = np.empty(len(values) + 1, dtype=np.int64)
     offsets[0] = 1
     offsets[1:] = cuts + 2
     return sliced_binaries(text, offsets)
+
+
+def _meetings(text: bytes, close: bytes, opening: bytes) -> np.ndarray:
+    """Positions of each `close` byte followed by `,` and `opening` in `text`: where two values
+    of a JSON list meet, or where a value holds those bytes itself."""
+    data = np.frombuffer(text, dtype=np.uint8)
+    commas = np.flatnonzero(data == ord(","))
+    meet = (data[commas - 1] == ord(close)) & (data[commas + 1] == ord(opening))
+    return commas[meet] - 1
