@@ -1,7 +1,8 @@
 """numpy arrays and byte strings as Arrow arrays and back, without copies.
 
 The accumulator's serialisation and provenance hand whole columns to Arrow's kernels (take,
-join, hash). These helpers build the arrays from buffers directly: `pa.array()` and
+join, hash); they import this module when they first run, so that what only merges never loads
+pyarrow. These helpers build the arrays from buffers directly: `pa.array()` and
 `Array.to_numpy()` would import pandas, which costs more than the work itself on first use.
 """
 
@@ -60,3 +61,13 @@ def offsets_of(array: pa.Array) -> np.ndarray:
     """The `len(array) + 1` value offsets of a large-binary array into its data buffer."""
     offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)
     return offsets[array.offset : array.offset + len(array) + 1]
+
+
+def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a 2-d uint64 array, and the number of each row's value among them
+    (told apart by hashing, not sorting)."""
+    encoded = pc.dictionary_encode(fixed_rows(rows), memory_pool=POOL)
+    dictionary, width = encoded.dictionary, rows.shape[1]
+    values = np.frombuffer(dictionary.buffers()[1], dtype=np.uint64).reshape(-1, width)
+    distinct = values[dictionary.offset : dictionary.offset + len(dictionary)]
+    return distinct, numpy_of(encoded.indices, np.int32).astype(np.intp)

@@ -18,7 +18,6 @@ import numpy as np
 from graphwright.core.graph import check_graph, graph_lists, parse_json
 from graphwright.core.ids import normalize_curie, pick_leader, prefix_rank
 from graphwright.core.link_table import Carried, LinkTable, move_carried
-from graphwright.core.merge_json import graph_json, links_json, nodes_json
 from graphwright.core.merge_links import Links, plain_node_ids, read_links
 from graphwright.core.merge_provenance import Provenance, carry, provenance
 from graphwright.core.merge_rules import (
@@ -141,6 +140,9 @@ class GraphAccumulator:
 
     def to_json(self) -> bytes:
         """The merged graph serialised as seed graph JSON."""
+        # pyarrow loads with the first output: the CLI and the app start without it
+        from graphwright.core.merge_json import graph_json, links_json, nodes_json
+
         with _collector_paused():
             node_provenance, link_provenance = self._provenance()
             live = np.ones(len(self._nodes), dtype=bool)

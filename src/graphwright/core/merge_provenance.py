@@ -12,10 +12,8 @@ from dataclasses import dataclass
 from itertools import compress
 
 import numpy as np
-import pyarrow.compute as pc
 from orjson import dumps
 
-from graphwright.core.arrow_columns import POOL, fixed_rows, numpy_of
 from graphwright.core.link_table import Carried
 from graphwright.core.merge_values import PROVENANCE, Record
 
@@ -93,7 +91,10 @@ def provenance(
     for number, indexes in enumerate(touched):
         word, bit = divmod(number, 64)
         masks[roots[indexes], word] |= np.uint64(1 << bit)
-    distinct_masks, of_item = _distinct_rows(masks)
+    # pyarrow loads with the first output: the CLI and the app start without it
+    from graphwright.core.arrow_columns import distinct_rows
+
+    distinct_masks, of_item = distinct_rows(masks)
     # one byte per bit (little-endian words: bit n of a mask is byte n of its row)
     flags = np.unpackbits(
         np.ascontiguousarray(distinct_masks, dtype="<u8").view(np.uint8), axis=1, bitorder="little"
@@ -107,15 +108,6 @@ def provenance(
         of_item[index] = len(entries)
         entries.append(_with_carried(numbers, carried_here, result_id_of))
     return Provenance(entries, of_item, result_id_of, len(set(result_id_of)) == adds)
-
-
-def _distinct_rows(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of `masks`, and the number of each row's value among them."""
-    encoded = pc.dictionary_encode(fixed_rows(masks), memory_pool=POOL)
-    dictionary, words = encoded.dictionary, masks.shape[1]
-    rows = np.frombuffer(dictionary.buffers()[1], dtype=np.uint64).reshape(-1, words)
-    distinct = rows[dictionary.offset : dictionary.offset + len(dictionary)]
-    return distinct, numpy_of(encoded.indices, np.int32).astype(np.intp)
 
 
 def _fold_roots(size: int, folded: dict[int, int]) -> np.ndarray:
