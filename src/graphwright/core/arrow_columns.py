@@ -34,7 +34,7 @@ def fixed_rows(rows: np.ndarray) -> pa.Array:
 
 def take(values: pa.Array, indexes: np.ndarray) -> pa.Array:
     """`values[indexes[i]]` for each i."""
-    return pc.take(values, ints(indexes), boundscheck=False, memory_pool=POOL)
+    return pc.take(values, ints(indexes), memory_pool=POOL)
 
 
 def binaries(pieces: list[bytes]) -> pa.Array:

@@ -60,8 +60,8 @@ def nodes_json(records: list[Record], provenance: Provenance, indexes: np.ndarra
     text = dumps([*records, {}])
     cuts = _meetings(text, b"}", b"{")
     if len(cuts) != len(records):
-        ids = map(provenance.of, indexes.tolist())
-        return dumps([{**record, PROVENANCE: next(ids)} for record in records])
+        rows = zip(records, indexes.tolist(), strict=True)
+        return dumps([{**record, PROVENANCE: provenance.of(index)} for record, index in rows])
     offsets = np.empty(len(records) + 1, dtype=np.int64)
     offsets[0] = 1
     offsets[1:] = cuts
