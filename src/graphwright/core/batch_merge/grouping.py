@@ -37,8 +37,9 @@ def merge_groups(
     *,
     evidence: bool,
     lookups: str = "",
-) -> None:
-    """Create view `name (ord, json)`: one merged record per group of `rows`.
+) -> int:
+    """Create view `name (ord, json)`: one merged record per group of `rows`; return how many
+    records it holds (counted without building them).
 
     The records of groups of one row are built when the view is read (for links, most of
     them: materialising their JSON would write and read it back once more); the view reads
@@ -76,6 +77,7 @@ def merge_groups(
     con.execute(f"CREATE TABLE {name}_merged AS {records}")
     con.execute(f"DROP TABLE {name}_gathered")
     con.execute(f"CREATE VIEW {name} AS {done} UNION ALL SELECT ord, json FROM {name}_merged")
+    return con.execute(f"SELECT count(*) FROM {name}_groups").fetchone()[0]
 
 
 def drop_merged(con: duckdb.DuckDBPyConnection, name: str) -> None:

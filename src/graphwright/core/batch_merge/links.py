@@ -57,13 +57,11 @@ def merge_links(
         "JOIN (SELECT node_no AS target_no, node_json AS target FROM link_nodes) USING (target_no) "
         "JOIN (SELECT DISTINCT label_no, label_out AS label FROM restored) USING (label_no)"
     )
-    merge_groups(
+    merged = merge_groups(
         con, "links_out", rows, group, key, columns, result_ids, evidence=True, lookups=lookups
     )
     _xref_links(con, xref_equivalence=xref_equivalence)
-    return con.execute(
-        "SELECT (SELECT count(*) FROM links_out_groups) + (SELECT count(*) FROM xref_out)"
-    ).fetchone()[0]
+    return merged + con.execute("SELECT count(*) FROM xref_out").fetchone()[0]
 
 
 def _restore_labels(con: duckdb.DuckDBPyConnection) -> None:
