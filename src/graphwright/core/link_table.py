@@ -1,21 +1,22 @@
 """The links of a merged graph, stored as columns (docs/merge.md, rules 4 and 5).
 
 A million links held as dicts and tuples would make every full pass of Python's cyclic garbage
-collector walk all of them, in whatever code the process runs next. numpy columns and a dict with
-int keys are invisible to it. A link's key is one int, `kind << 64 | pair`: `pair` is made from
-the source and target node indexes, and the kind numbers the link's label (with
-`key_by_source`, its label and primary knowledge source).
+collector walk all of them, in whatever code the process runs next. numpy columns are invisible
+to it. A link's key is its source and target node indexes and its kind, which numbers the link's
+label (with `key_by_source`, its label and primary knowledge source); `LinkIndex` finds links by
+key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
-from itertools import compress, count, repeat
-from operator import is_, or_
+from itertools import compress
+from operator import not_
 from typing import Any
 
 import numpy as np
 
+from graphwright.core.link_index import Keys, LinkIndex, first_occurrences
 from graphwright.core.merge_values import (
     CONFLICTS,
     PROVENANCE,
@@ -28,9 +29,6 @@ from graphwright.core.merge_values import (
 
 LINK_FIXED = frozenset({"source", "target", "label", "evidence", PROVENANCE, CONFLICTS})
 NO_LABEL = object()  # a link given without a `label` field
-_NODE_BITS = 32
-_PAIR_MASK = (1 << 2 * _NODE_BITS) - 1
-_SCRAMBLE = 0x9E3779B97F4A7C15  # odd (2**64 over the golden ratio): multiplying is one-to-one
 
 # Links turned into records a slice at a time: the Python ints of every link's ends at once
 # would add tens of MB to the peak memory of a million-link `to_graph()`.
@@ -69,10 +67,9 @@ class LinkTable:
     """Links by index, in first-seen order; a link folded into another keeps its index."""
 
     def __init__(self) -> None:
-        self._index_of: dict[int, int] = {}  # link key -> link index
+        self._index = LinkIndex()  # (source, target, kind) -> link index
         self._kind_of: dict[Hashable, int] = {}
         self._kind_labels: list[Any] = []  # kind number -> the label part of its links' keys
-        self._kind_bits: list[int] = []  # kind number -> kind << 64
         # int32: no graph held in memory comes near 2**31 nodes or kinds
         self._source = Column(np.int32)
         self._target = Column(np.int32)
@@ -94,71 +91,75 @@ class LinkTable:
 
     def upsert(
         self, sources: list[int], targets: list[int], kinds: Sequence[Hashable]
-    ) -> tuple[list[int], int]:
+    ) -> tuple[np.ndarray, int]:
         """Each link's index, new links appended in first-seen order; and the first new index."""
         size, start = len(sources), len(self)
-        numbers = {kind: self._kind_number(kind) for kind in set(kinds)}
-        source = np.fromiter(sources, dtype=np.int64, count=size)
-        target = np.fromiter(targets, dtype=np.int64, count=size)
-        pairs = _pair_keys(source, target).tolist()
-        if len(numbers) == 1 and 0 in numbers.values():
-            keys = pairs
-        else:
-            bits = map(self._kind_bits.__getitem__, map(numbers.__getitem__, kinds))
-            keys = list(map(or_, pairs, bits))
-        index_of = self._index_of
-        found = list(map(index_of.get, keys))
-        new = np.fromiter(map(is_, found, repeat(None)), dtype=bool, count=size)
-        if not new.any():
+        keys = (
+            np.fromiter(sources, dtype=np.int32, count=size),
+            np.fromiter(targets, dtype=np.int32, count=size),
+            self._kind_numbers(kinds),
+        )
+        found = self._index.find(keys, self._keys())
+        new = np.flatnonzero(found < 0)
+        if not len(new):
             return found, start
-        new_keys = list(compress(keys, new))
-        created = dict(zip(dict.fromkeys(new_keys), count(start)))
-        index_of.update(created)
-        positions = np.flatnonzero(new)
-        if len(created) != len(positions):  # a new link repeated in this result: the first one
-            first = dict(zip(reversed(new_keys), reversed(positions.tolist()), strict=True))
-            positions = np.sort(np.fromiter(first.values(), dtype=np.intp, count=len(first)))
-        self._source.extend(source[positions])
-        self._target.extend(target[positions])
-        kind_of = map(numbers.__getitem__, map(kinds.__getitem__, positions.tolist()))
-        self._kind.extend(np.fromiter(kind_of, dtype=np.int64, count=len(positions)))
-        no_evidence = np.empty(len(positions), dtype=object)
+        firsts, number = first_occurrences(tuple(part[new] for part in keys))
+        added = new[firsts]  # a new link repeated in this result: its first place
+        for column, part in zip((self._source, self._target, self._kind), keys, strict=True):
+            column.extend(part[added])
+        no_evidence = np.empty(len(added), dtype=object)
         no_evidence.fill(())
         self._evidence.extend(no_evidence)
+        self._index.insert(np.arange(start, len(self)), self._keys())
+        found[new] = start + number
         if self._adjacent is not None:
             self._index_adjacent(self._adjacent, range(start, len(self)))
-        return list(map(created.get, keys, found)), start
+        return found, start
 
     def merge_evidence(
-        self, indexes: list[int], evidence: Sequence[Any], *, canonical: bool
+        self, indexes: np.ndarray, evidence: Sequence[Any], *, canonical: bool
     ) -> None:
         """Union each link's evidence into its stored evidence (`canonical`: every item is a
         `PMID:<digits>` string in a list, so items compare as they are)."""
         given = list(compress(range(len(evidence)), evidence))  # links with any evidence
         if not given:
             return
-        where = list(map(indexes.__getitem__, given))
+        at = indexes[given]
+        items = list(map(evidence.__getitem__, given))
+        rest = self._take_first_evidence(at, items) if canonical else range(len(given))
         column = self._evidence.array
-        stored = column[np.array(where, dtype=np.intp)].tolist()
+        where = at[rest].tolist()
+        stored = column[at[rest]].tolist()
         changed: dict[int, tuple[Any, ...]] = {}  # a link may come twice in one result
-        for index, current, items in zip(
-            where, stored, map(evidence.__getitem__, given), strict=True
-        ):
+        for index, current, new in zip(where, stored, map(items.__getitem__, rest), strict=True):
             current = changed.get(index, current)
             if not canonical:
-                merged = union_evidence(current, _evidence_items(items))
-            elif not current:
-                merged = tuple(dict.fromkeys(items)) if len(items) > 1 else tuple(items)
-            elif len(items) == 1:
-                merged = current if items[0] in current else (*current, items[0])
+                merged = union_evidence(current, _evidence_items(new))
+            elif len(new) == 1:
+                merged = current if new[0] in current else (*current, new[0])
             else:
-                added = dict.fromkeys(item for item in items if item not in current)
-                merged = (*current, *added) if added else current
+                added = [item for item in new if item not in current]
+                merged = (*current, *dict.fromkeys(added)) if added else current
             if merged is not current:
                 changed[index] = merged
         if changed:
             at = np.fromiter(changed, dtype=np.intp, count=len(changed))
             column[at] = np.fromiter(changed.values(), dtype=object, count=len(changed))
+
+    def _take_first_evidence(self, at: np.ndarray, items: list[list[str]]) -> Sequence[int]:
+        """Links `at` that have no evidence yet take their canonical `items` whole, at their
+        first place in `at` (in C, no Python code per link); the places left to merge."""
+        column = self._evidence.array
+        takes = np.fromiter(map(not_, column[at].tolist()), dtype=bool, count=len(at))
+        ordered = np.sort(at)
+        if (ordered[1:] == ordered[:-1]).any():  # a link twice in this result: its first place
+            first = np.zeros(len(at), dtype=bool)
+            first[np.unique(at, return_index=True)[1]] = True
+            takes &= first
+        taking = np.flatnonzero(takes).tolist()
+        whole = map(tuple, map(dict.fromkeys, map(items.__getitem__, taking)))
+        column[at[taking]] = np.fromiter(whole, dtype=object, count=len(taking))
+        return np.flatnonzero(~takes).tolist()
 
     def merge_link(self, index: int, link: Record, label: Any, *, created: bool) -> None:
         """A link with an unusual label or fields besides source, target, label and evidence."""
@@ -174,22 +175,21 @@ class LinkTable:
         """Links touching node `other` now touch node `kept`; links that become one fold."""
         adjacent = self._adjacency()
         touching = adjacent.pop(other, [])
-        source, target, kind = self._source.array, self._target.array, self._kind.array
-        for index in touching:
-            old_source, old_target = int(source[index]), int(target[index])
-            if index in self.folded or other not in (old_source, old_target):
-                continue
-            bits = self._kind_bits[int(kind[index])]
-            del self._index_of[bits | _pair_key(old_source, old_target)]
-            new_source = kept if old_source == other else old_source
-            new_target = kept if old_target == other else old_target
-            source[index], target[index] = new_source, new_target
-            key = bits | _pair_key(new_source, new_target)
-            existing = self._index_of.get(key)
-            if existing is None:
-                self._index_of[key] = index
-            else:  # the link already stored under the new key absorbs this one
-                self._fold(existing, index)
+        source, target = self._source.array, self._target.array
+        links = np.array([index for index in touching if index not in self.folded], dtype=np.int64)
+        links = links[(source[links] == other) | (target[links] == other)]
+        self._index.remove(links, self._keys())
+        for column in (source, target):
+            column[links] = np.where(column[links] == other, kept, column[links])
+        keys = tuple(column[links] for column in self._keys())
+        found = self._index.find(keys, self._keys())
+        firsts, number = first_occurrences(keys)
+        # of the links that now share a key no stored link has, the first one is indexed
+        self._index.insert(links[firsts[found[firsts] < 0]], self._keys())
+        into = np.where(found >= 0, found, links[firsts[number]])
+        for link, kept_link in zip(links.tolist(), into.tolist(), strict=True):
+            if kept_link != link:  # the link already stored under the new key absorbs this one
+                self._fold(kept_link, link)
         adjacent.setdefault(kept, []).extend(touching)
 
     def records(
@@ -254,13 +254,21 @@ class LinkTable:
             self._evidence.array[start:stop],
         )
 
+    def _kind_numbers(self, kinds: Sequence[Hashable]) -> np.ndarray:
+        numbers = {kind: self._kind_number(kind) for kind in set(kinds)}
+        if len(numbers) == 1:
+            return np.full(len(kinds), numbers.popitem()[1], dtype=np.int32)
+        return np.fromiter(map(numbers.__getitem__, kinds), dtype=np.int32, count=len(kinds))
+
     def _kind_number(self, kind: Hashable) -> int:
         number = self._kind_of.get(kind)
         if number is None:
             number = self._kind_of[kind] = len(self._kind_labels)
             self._kind_labels.append(kind[0] if type(kind) is tuple else kind)
-            self._kind_bits.append(number << 2 * _NODE_BITS)
         return number
+
+    def _keys(self) -> Keys:
+        return self._source.array, self._target.array, self._kind.array
 
     def _fold(self, kept: int, other: int) -> None:
         column = self._evidence.array
@@ -295,20 +303,6 @@ def move_carried(table: dict[int, list[Carried]], other: int, kept: int) -> None
     entries = table.pop(other, None)
     if entries:
         table.setdefault(kept, []).extend(entries)
-
-
-def _pair_key(source: int, target: int) -> int:
-    """`source << 32 | target`, its halves xor-ed into the low half, times an odd constant,
-    modulo 2**64: one-to-one, with low bits that depend on both ends. A dict places an int key
-    by its low bits; without the mixing, every link into one hub node would share them."""
-    pair = source << _NODE_BITS | target
-    return ((pair ^ pair >> _NODE_BITS) * _SCRAMBLE) & _PAIR_MASK
-
-
-def _pair_keys(source: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """`_pair_key` of each source and target (numpy's uint64 product wraps modulo 2**64)."""
-    pairs = ((source << _NODE_BITS) | target).astype(np.uint64)
-    return (pairs ^ (pairs >> np.uint64(_NODE_BITS))) * np.uint64(_SCRAMBLE)
 
 
 def _evidence_items(evidence: Any) -> Any:

@@ -125,7 +125,7 @@ class GraphAccumulator:
             indexes = self._add_links(links, read, local, number)
             touched = np.fromiter(local.values(), dtype=np.int32, count=len(local))
             self._touched_nodes.append(touched)  # int32: no graph in memory nears 2**31 items
-            self._touched_links.append(np.array(indexes, dtype=np.int32))
+            self._touched_links.append(indexes.astype(np.int32))
 
     def to_graph(self) -> dict[str, list[Record]]:
         """The merged graph in first-seen order, as new dicts and lists the caller may change."""
@@ -247,10 +247,12 @@ class GraphAccumulator:
         folds = self._folds
         local: dict[str, int] = {}
         for node, raw, index in zip(nodes, raws, map(self._node_of_raw.get, raws), strict=True):
-            # The common case, a node merged before, is two C-speed comparisons: `node` adds
-            # nothing to its record, or equals a node that was merged into it already.
+            # The common case, a node merged before, is a comparison or two in C: `node` is
+            # its record, adds nothing to it, or equals a node merged into it already.
             if index is None or not (
-                node.items() <= records[index].items() or node == merged_node(raw)
+                node == (record := records[index])
+                or node.items() <= record.items()
+                or node == merged_node(raw)
             ):
                 index = self._merge_node(node, raw, number)
             local[raw] = index
@@ -356,7 +358,7 @@ class GraphAccumulator:
 
     def _add_links(
         self, links: list[Any], read: Links, local: dict[str, int], number: int
-    ) -> list[int]:
+    ) -> np.ndarray:
         """Merge the links; return their indexes."""
         try:
             sources = list(map(local.__getitem__, read.sources))
@@ -368,11 +370,12 @@ class GraphAccumulator:
         indexes, start = table.upsert(sources, targets, read.kinds)
         table.merge_evidence(indexes, read.evidence, canonical=read.canonical)
         if read.unusual:
+            of_position = indexes.tolist()
             first_position = dict(
-                zip(reversed(indexes), reversed(range(len(indexes))), strict=True)
+                zip(reversed(of_position), reversed(range(len(of_position))), strict=True)
             )
             for position in read.unusual:
-                link, index = links[position], indexes[position]
+                link, index = links[position], of_position[position]
                 created = index >= start and first_position[index] == position
                 table.merge_link(index, link, read.labels[position], created=created)
                 carry(table.carried, index, link, number, before=created)
