@@ -38,6 +38,17 @@ def test_evidence_is_unioned_in_first_seen_order_also_within_one_result() -> Non
     assert records(table, ["A", "B"]) == [("A", "x", "B", ["PMID:1", "PMID:2", "PMID:3"])]
 
 
+def test_a_new_link_takes_its_evidence_at_its_first_place_with_evidence() -> None:
+    table = LinkTable()
+    indexes, _ = table.upsert([0, 0, 1, 0], [1, 1, 0, 1], ["x", "x", "x", "x"])
+    evidence = [[], ["PMID:2", "PMID:2", "PMID:1"], ["PMID:3", "PMID:3"], ["PMID:1", "PMID:4"]]
+    table.merge_evidence(indexes, evidence, canonical=True)
+    assert records(table, ["A", "B"]) == [
+        ("A", "x", "B", ["PMID:2", "PMID:1", "PMID:4"]),
+        ("B", "x", "A", ["PMID:3"]),
+    ]
+
+
 def test_repointing_a_node_folds_links_that_become_one() -> None:
     table = LinkTable()
     indexes, _ = table.upsert([0, 2, 2], [1, 1, 0], ["x", "x", "y"])

@@ -15,6 +15,7 @@ from operator import not_
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from graphwright.core.link_index import Keys, LinkIndex, first_occurrences
 from graphwright.core.merge_values import (
@@ -90,13 +91,14 @@ class LinkTable:
         return len(self) - len(self.folded)
 
     def upsert(
-        self, sources: list[int], targets: list[int], kinds: Sequence[Hashable]
+        self, sources: ArrayLike, targets: ArrayLike, kinds: Sequence[Hashable]
     ) -> tuple[np.ndarray, int]:
-        """Each link's index, new links appended in first-seen order; and the first new index."""
-        size, start = len(sources), len(self)
+        """Each link's index, new links appended in first-seen order; and the first new index.
+        `sources` and `targets` are node indexes."""
+        start = len(self)
         keys = (
-            np.fromiter(sources, dtype=np.int32, count=size),
-            np.fromiter(targets, dtype=np.int32, count=size),
+            np.asarray(sources, dtype=np.int32),
+            np.asarray(targets, dtype=np.int32),
             self._kind_numbers(kinds),
         )
         found = self._index.find(keys, self._keys())
@@ -144,7 +146,7 @@ class LinkTable:
                 changed[index] = merged
         if changed:
             at = np.fromiter(changed, dtype=np.intp, count=len(changed))
-            column[at] = np.fromiter(changed.values(), dtype=object, count=len(changed))
+            column[at] = _objects(changed.values(), len(changed))
 
     def _take_first_evidence(self, at: np.ndarray, items: list[list[str]]) -> Sequence[int]:
         """Links `at` that have no evidence yet take their canonical `items` whole, at their
@@ -156,9 +158,8 @@ class LinkTable:
             first = np.zeros(len(at), dtype=bool)
             first[np.unique(at, return_index=True)[1]] = True
             takes &= first
-        taking = np.flatnonzero(takes).tolist()
-        whole = map(tuple, map(dict.fromkeys, map(items.__getitem__, taking)))
-        column[at[taking]] = np.fromiter(whole, dtype=object, count=len(taking))
+        taken = map(tuple, map(dict.fromkeys, compress(items, takes.tolist())))
+        column[at[takes]] = _objects(taken, int(takes.sum()))
         return np.flatnonzero(~takes).tolist()
 
     def merge_link(self, index: int, link: Record, label: Any, *, created: bool) -> None:
@@ -303,6 +304,11 @@ def move_carried(table: dict[int, list[Carried]], other: int, kept: int) -> None
     entries = table.pop(other, None)
     if entries:
         table.setdefault(kept, []).extend(entries)
+
+
+def _objects(values: Iterable[Any], count: int) -> np.ndarray:
+    """The values (tuples too) as a 1-d object array."""
+    return np.fromiter(values, dtype=object, count=count)
 
 
 def _evidence_items(evidence: Any) -> Any:

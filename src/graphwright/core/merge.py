@@ -360,12 +360,13 @@ class GraphAccumulator:
         self, links: list[Any], read: Links, local: dict[str, int], number: int
     ) -> np.ndarray:
         """Merge the links; return their indexes."""
+        size = len(read.sources)
         try:
-            sources = list(map(local.__getitem__, read.sources))
-            targets = list(map(local.__getitem__, read.targets))
+            sources = np.fromiter(map(local.__getitem__, read.sources), np.int32, size)
+            targets = np.fromiter(map(local.__getitem__, read.targets), np.int32, size)
         except KeyError:  # some end is named by a spelling no node of the result used
-            sources = [self._node_index(raw, local) for raw in read.sources]
-            targets = [self._node_index(raw, local) for raw in read.targets]
+            sources = np.array([self._node_index(raw, local) for raw in read.sources], np.int32)
+            targets = np.array([self._node_index(raw, local) for raw in read.targets], np.int32)
         table = self._links
         indexes, start = table.upsert(sources, targets, read.kinds)
         table.merge_evidence(indexes, read.evidence, canonical=read.canonical)
