@@ -333,6 +333,14 @@ def measure(name: str, sizes: Sizes) -> dict[str, Any]:
     return json.loads(done.stdout)
 
 
+def combined(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One contender's rounds as one run: the median of each figure, every round's steps."""
+    run = {key: statistics.median(done[key] for done in runs) for key, value in runs[0].items()
+           if isinstance(value, int | float)}  # fmt: skip
+    run["steps"] = [step for done in runs for step in done["steps"]]
+    return run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 results of 5k links")
@@ -342,6 +350,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--baseline-steps", type=int, default=3)
     parser.add_argument("--skip-networkx", action="store_true")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="rounds of every contender, interleaved (medians)"
+    )
     parser.add_argument("--child", choices=sorted(CONTENDERS))
     args = parser.parse_args()
     if args.quick:
@@ -354,11 +365,11 @@ def main() -> None:
     total_links = sizes.results * sizes.links
     print(f"{sizes.results} tool results x {sizes.links:,} links = {total_links:,} links "
           f"(seed {SEED}); each contender in its own process")  # fmt: skip
-    runs = {"pairwise": measure("pairwise", sizes)}
-    if not args.skip_networkx:
-        runs["networkx"] = measure("networkx", sizes)
-    runs["index"] = measure("index", sizes)
-    runs["accumulator"] = measure("accumulator", sizes)
+    names = ["pairwise", *([] if args.skip_networkx else ["networkx"]), "index", "accumulator"]
+    rounds = [{name: measure(name, sizes) for name in names} for _ in range(args.repeat)]
+    runs = {name: combined([done[name] for done in rounds]) for name in names}
+    if args.repeat > 1:
+        print(f"each figure: the median of {args.repeat} rounds (steps: all rounds' steps)")
     acc, pair = runs["accumulator"], runs["pairwise"]
 
     print(f"\n{'contender':<13}{'merge s':>9}{'cpu s':>8}{'+json s':>9}{'nodes':>9}"
