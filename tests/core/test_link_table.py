@@ -76,6 +76,17 @@ def test_repointing_folds_touching_links_that_meet_into_the_first_of_them() -> N
     assert table.upsert([2, 2], [2, 1], ["x", "x"])[0].tolist() == [0, 2]
 
 
+def test_a_link_repointed_twice_folds_once_into_the_link_it_meets() -> None:
+    table = LinkTable()
+    indexes, _ = table.upsert([0, 2], [1, 2], ["x", "x"])
+    table.merge_evidence(indexes, [["PMID:1"], ["PMID:2"]], canonical=True)
+    table.repoint(1, 0)  # 0->1 becomes 0->0, listed twice among node 0's links
+    table.repoint(0, 2)  # 0->0 becomes 2->2, which is stored
+    assert table.folded == {0: 1}
+    assert records(table, ["A", "B", "C"]) == [("C", "x", "C", ["PMID:2", "PMID:1"])]
+    assert table.upsert([2, 0], [2, 0], ["x", "x"])[0].tolist() == [1, 2]
+
+
 def test_a_column_keeps_its_values_as_it_grows() -> None:
     column = Column(np.int64)
     for start in range(0, 1000, 7):

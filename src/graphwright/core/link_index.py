@@ -36,12 +36,12 @@ class LinkIndex:
         slots = self._home(keys)
         while len(pending):
             held = self._slots[slots]
-            links = held[held >= 0]
-            same = _equal(keys, pending[held >= 0], columns, links)
-            found[pending[held >= 0][same]] = links[same]
+            linked = np.flatnonzero(held >= 0)
+            same = _equal(keys, pending[linked], columns, held[linked])
+            found[pending[linked[same]]] = held[linked[same]]
             # go on past links of other keys and removed ones; an empty slot ends the search
             going_on = held != EMPTY
-            going_on[np.flatnonzero(held >= 0)[same]] = False
+            going_on[linked[same]] = False
             pending, slots = pending[going_on], self._next(slots[going_on])
         return found
 
@@ -60,7 +60,8 @@ class LinkIndex:
             held = self._slots[slots]
             here = held == links[pending]
             self._slots[slots[here]] = REMOVED
-            pending, slots = pending[~here], self._next(slots[~here])
+            going_on = ~here & (held != EMPTY)  # an empty slot: the link was not indexed
+            pending, slots = pending[going_on], self._next(slots[going_on])
 
     def _place(self, links: np.ndarray, columns: Keys) -> None:
         keys = tuple(column[links] for column in columns)

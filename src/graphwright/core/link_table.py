@@ -177,7 +177,8 @@ class LinkTable:
         adjacent = self._adjacency()
         touching = adjacent.pop(other, [])
         source, target = self._source.array, self._target.array
-        links = np.array([index for index in touching if index not in self.folded], dtype=np.int64)
+        live = dict.fromkeys(index for index in touching if index not in self.folded)
+        links = np.fromiter(live, dtype=np.int64, count=len(live))
         links = links[(source[links] == other) | (target[links] == other)]
         self._index.remove(links, self._keys())
         for column in (source, target):
