@@ -137,4 +137,4 @@ def _packed(keys: Keys) -> np.ndarray | None:
     if sum(widths) > 63:
         return None
     source, target, kind = (part.astype(np.int64) for part in keys)
-    return (source << widths[1] + widths[2]) | (target << widths[2]) | kind
+    return (source << (widths[1] + widths[2])) | (target << widths[2]) | kind
