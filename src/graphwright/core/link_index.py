@@ -53,7 +53,7 @@ class LinkIndex:
 
     def remove(self, links: np.ndarray, columns: Keys) -> None:
         """Forget indexed links (before their keys change in `columns`)."""
-        keys = tuple(column[links] for column in columns)
+        keys = keys_of(links, columns)
         pending = np.arange(len(links))
         slots = self._home(keys)
         while len(pending):
@@ -64,7 +64,7 @@ class LinkIndex:
             pending, slots = pending[going_on], self._next(slots[going_on])
 
     def _place(self, links: np.ndarray, columns: Keys) -> None:
-        keys = tuple(column[links] for column in columns)
+        keys = keys_of(links, columns)
         self._used += len(links)
         pending = np.arange(len(links))
         slots = self._home(keys)
@@ -99,6 +99,12 @@ class LinkIndex:
 
     def _next(self, slots: np.ndarray) -> np.ndarray:
         return (slots + 1) & (len(self._slots) - 1)
+
+
+def keys_of(links: np.ndarray, columns: Keys) -> Keys:
+    """The keys of these links, read from the link table's columns."""
+    source, target, kind = (column[links] for column in columns)
+    return source, target, kind
 
 
 def _equal(keys: Keys, positions: np.ndarray, columns: Keys, links: np.ndarray) -> np.ndarray:

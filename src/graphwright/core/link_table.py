@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from graphwright.core.link_index import Keys, LinkIndex, first_occurrences
+from graphwright.core.link_index import Keys, LinkIndex, first_occurrences, keys_of
 from graphwright.core.merge_values import (
     CONFLICTS,
     PROVENANCE,
@@ -130,8 +130,8 @@ class LinkTable:
         items = list(map(evidence.__getitem__, given))
         rest = self._take_first_evidence(at, items) if canonical else range(len(given))
         column = self._evidence.array
-        where = at[rest].tolist()
-        stored = column[at[rest]].tolist()
+        merging = at[rest]
+        where, stored = merging.tolist(), column[merging].tolist()
         changed: dict[int, tuple[Any, ...]] = {}  # a link may come twice in one result
         for index, current, new in zip(where, stored, map(items.__getitem__, rest), strict=True):
             current = changed.get(index, current)
@@ -182,8 +182,10 @@ class LinkTable:
         links = links[(source[links] == other) | (target[links] == other)]
         self._index.remove(links, self._keys())
         for column in (source, target):
-            column[links] = np.where(column[links] == other, kept, column[links])
-        keys = tuple(column[links] for column in self._keys())
+            ends = column[links]
+            ends[ends == other] = kept
+            column[links] = ends
+        keys = keys_of(links, self._keys())
         found = self._index.find(keys, self._keys())
         firsts, number = first_occurrences(keys)
         # of the links that now share a key no stored link has, the first one is indexed
