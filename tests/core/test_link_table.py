@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphwright.core.link_table import Column, LinkTable
+from graphwright.core.column import Column
+from graphwright.core.link_table import LinkTable
 
 
 def records(table: LinkTable, names: list[str]) -> list[tuple[str, str, str, list]]:
@@ -13,6 +14,12 @@ def records(table: LinkTable, names: list[str]) -> list[tuple[str, str, str, lis
         (link["source"], link["label"], link["target"], link["evidence"])
         for link in table.records([()], no_results, names)
     ]
+
+
+def merge(table: LinkTable, indexes: np.ndarray, evidence: list, *, canonical: bool) -> None:
+    """`canonical`: every item is a canonical PMID, given as numbers too (as `read_links` does)."""
+    pmids = [int(item[5:]) for items in evidence for item in items] if canonical else None
+    table.merge_evidence(indexes, evidence, None if pmids is None else np.array(pmids))
 
 
 def test_upsert_appends_new_links_in_first_seen_order_once_each() -> None:
@@ -32,9 +39,9 @@ def test_upsert_appends_new_links_in_first_seen_order_once_each() -> None:
 def test_evidence_is_unioned_in_first_seen_order_also_within_one_result() -> None:
     table = LinkTable()
     indexes, _ = table.upsert([0, 0], [1, 1], ["x", "x"])
-    table.merge_evidence(indexes, [["PMID:1"], ["PMID:2", "PMID:1"]], canonical=True)
+    merge(table, indexes, [["PMID:1"], ["PMID:2", "PMID:1"]], canonical=True)
     indexes, _ = table.upsert([0], [1], ["x"])
-    table.merge_evidence(indexes, [["pmid: 3", "PMID:2"]], canonical=False)
+    merge(table, indexes, [["pmid: 3", "PMID:2"]], canonical=False)
     assert records(table, ["A", "B"]) == [("A", "x", "B", ["PMID:1", "PMID:2", "PMID:3"])]
 
 
@@ -42,7 +49,7 @@ def test_a_new_link_takes_its_evidence_at_its_first_place_with_evidence() -> Non
     table = LinkTable()
     indexes, _ = table.upsert([0, 0, 1, 0], [1, 1, 0, 1], ["x", "x", "x", "x"])
     evidence = [[], ["PMID:2", "PMID:2", "PMID:1"], ["PMID:3", "PMID:3"], ["PMID:1", "PMID:4"]]
-    table.merge_evidence(indexes, evidence, canonical=True)
+    merge(table, indexes, evidence, canonical=True)
     assert records(table, ["A", "B"]) == [
         ("A", "x", "B", ["PMID:2", "PMID:1", "PMID:4"]),
         ("B", "x", "A", ["PMID:3"]),
@@ -52,7 +59,7 @@ def test_a_new_link_takes_its_evidence_at_its_first_place_with_evidence() -> Non
 def test_repointing_a_node_folds_links_that_become_one() -> None:
     table = LinkTable()
     indexes, _ = table.upsert([0, 2, 2], [1, 1, 0], ["x", "x", "y"])
-    table.merge_evidence(indexes, [["PMID:1"], ["PMID:2"], []], canonical=True)
+    merge(table, indexes, [["PMID:1"], ["PMID:2"], []], canonical=True)
     table.repoint(2, 0)  # node 2 is now node 0
     assert table.live_count == 2
     assert table.folded == {1: 0}
@@ -66,7 +73,7 @@ def test_repointing_a_node_folds_links_that_become_one() -> None:
 def test_repointing_folds_touching_links_that_meet_into_the_first_of_them() -> None:
     table = LinkTable()
     indexes, _ = table.upsert([2, 3, 2, 3], [3, 2, 1, 1], ["x", "x", "x", "x"])
-    table.merge_evidence(indexes, [["PMID:1"], ["PMID:2"], ["PMID:3"], ["PMID:4"]], canonical=True)
+    merge(table, indexes, [["PMID:1"], ["PMID:2"], ["PMID:3"], ["PMID:4"]], canonical=True)
     table.repoint(3, 2)  # 2->3 and 3->2 both become 2->2; 3->1 becomes 2->1, stored already
     assert table.folded == {1: 0, 3: 2}
     assert records(table, ["A", "B", "C", "D"]) == [
@@ -79,7 +86,7 @@ def test_repointing_folds_touching_links_that_meet_into_the_first_of_them() -> N
 def test_a_link_repointed_twice_folds_once_into_the_link_it_meets() -> None:
     table = LinkTable()
     indexes, _ = table.upsert([0, 2], [1, 2], ["x", "x"])
-    table.merge_evidence(indexes, [["PMID:1"], ["PMID:2"]], canonical=True)
+    merge(table, indexes, [["PMID:1"], ["PMID:2"]], canonical=True)
     table.repoint(1, 0)  # 0->1 becomes 0->0, listed twice among node 0's links
     table.repoint(0, 2)  # 0->0 becomes 2->2, which is stored
     assert table.folded == {0: 1}

@@ -3,21 +3,20 @@
 A million links held as dicts and tuples would make every full pass of Python's cyclic garbage
 collector walk all of them, in whatever code the process runs next. numpy columns are invisible
 to it. A link's key is its source and target node indexes and its kind, which numbers the link's
-label (with `key_by_source`, its label and primary knowledge source); `LinkIndex` finds links by
+label (with `key_by_source`, its label and primary knowledge source); a `RowIndex` finds links by
 key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
-from itertools import compress
-from operator import not_
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from graphwright.core.link_index import Keys, LinkIndex, first_occurrences, keys_of
+from graphwright.core.column import Column
+from graphwright.core.link_evidence import GroupedEvidence, LinkEvidence
 from graphwright.core.merge_values import (
     CONFLICTS,
     PROVENANCE,
@@ -25,8 +24,8 @@ from graphwright.core.merge_values import (
     merge_conflicts,
     merge_properties,
     owned,
-    union_evidence,
 )
+from graphwright.core.row_index import Keys, RowIndex, first_occurrences, keys_of
 
 LINK_FIXED = frozenset({"source", "target", "label", "evidence", PROVENANCE, CONFLICTS})
 NO_LABEL = object()  # a link given without a `label` field
@@ -39,43 +38,18 @@ _RECORDS_AT_ONCE = 50_000
 Carried = tuple[int, tuple[str, ...], bool]
 
 
-class Column:
-    """A numpy array that grows by doubling, so that appending costs O(items appended)."""
-
-    def __init__(self, dtype: Any) -> None:
-        self._data = np.empty(64, dtype=dtype)
-        self._size = 0
-
-    def __len__(self) -> int:
-        return self._size
-
-    @property
-    def array(self) -> np.ndarray:
-        """The filled part (a view: writes reach the column)."""
-        return self._data[: self._size]
-
-    def extend(self, values: np.ndarray) -> None:
-        end = self._size + len(values)
-        if end > len(self._data):
-            grown = np.empty(max(end, 2 * len(self._data)), dtype=self._data.dtype)
-            grown[: self._size] = self._data[: self._size]
-            self._data = grown
-        self._data[self._size : end] = values
-        self._size = end
-
-
 class LinkTable:
     """Links by index, in first-seen order; a link folded into another keeps its index."""
 
     def __init__(self) -> None:
-        self._index = LinkIndex()  # (source, target, kind) -> link index
+        self._index = RowIndex()  # (source, target, kind) -> link index
         self._kind_of: dict[Hashable, int] = {}
         self._kind_labels: list[Any] = []  # kind number -> the label part of its links' keys
         # int32: no graph held in memory comes near 2**31 nodes or kinds
         self._source = Column(np.int32)
         self._target = Column(np.int32)
         self._kind = Column(np.int32)
-        self._evidence = Column(object)  # a tuple of evidence items (empty: none)
+        self._evidence = LinkEvidence()
         self._labels: dict[int, Any] = {}  # a label not stored as its kind's (absent, empty, ...)
         self._fields: dict[int, Record] = {}  # fields besides the four, and conflicts
         self.folded: dict[int, int] = {}  # link index -> the index it was folded into
@@ -109,9 +83,6 @@ class LinkTable:
         added = new[firsts]  # a new link repeated in this result: its first place
         for column, part in zip((self._source, self._target, self._kind), keys, strict=True):
             column.extend(part[added])
-        no_evidence = np.empty(len(added), dtype=object)
-        no_evidence.fill(())
-        self._evidence.extend(no_evidence)
         self._index.insert(np.arange(start, len(self)), self._keys())
         found[new] = start + number
         if self._adjacent is not None:
@@ -119,48 +90,10 @@ class LinkTable:
         return found, start
 
     def merge_evidence(
-        self, indexes: np.ndarray, evidence: Sequence[Any], *, canonical: bool
+        self, indexes: np.ndarray, evidence: Sequence[Any], pmids: np.ndarray | None
     ) -> None:
-        """Union each link's evidence into its stored evidence (`canonical`: every item is a
-        `PMID:<digits>` string in a list, so items compare as they are)."""
-        given = list(compress(range(len(evidence)), evidence))  # links with any evidence
-        if not given:
-            return
-        at = indexes[given]
-        items = list(map(evidence.__getitem__, given))
-        rest = self._take_first_evidence(at, items) if canonical else range(len(given))
-        column = self._evidence.array
-        merging = at[rest]
-        where, stored = merging.tolist(), column[merging].tolist()
-        changed: dict[int, tuple[Any, ...]] = {}  # a link may come twice in one result
-        for index, current, new in zip(where, stored, map(items.__getitem__, rest), strict=True):
-            current = changed.get(index, current)
-            if not canonical:
-                merged = union_evidence(current, _evidence_items(new))
-            elif len(new) == 1:
-                merged = current if new[0] in current else (*current, new[0])
-            else:
-                added = [item for item in new if item not in current]
-                merged = (*current, *dict.fromkeys(added)) if added else current
-            if merged is not current:
-                changed[index] = merged
-        if changed:
-            at = np.fromiter(changed, dtype=np.intp, count=len(changed))
-            column[at] = _objects(changed.values(), len(changed))
-
-    def _take_first_evidence(self, at: np.ndarray, items: list[list[str]]) -> Sequence[int]:
-        """Links `at` that have no evidence yet take their canonical `items` whole, at their
-        first place in `at` (in C, no Python code per link); the places left to merge."""
-        column = self._evidence.array
-        takes = np.fromiter(map(not_, column[at].tolist()), dtype=bool, count=len(at))
-        ordered = np.sort(at)
-        if (ordered[1:] == ordered[:-1]).any():  # a link twice in this result: its first place
-            first = np.zeros(len(at), dtype=bool)
-            first[np.unique(at, return_index=True)[1]] = True
-            takes &= first
-        taken = map(tuple, map(dict.fromkeys, compress(items, takes.tolist())))
-        column[at[takes]] = _objects(taken, int(takes.sum()))
-        return np.flatnonzero(~takes).tolist()
+        """Unite each link's given evidence into its stored evidence (`LinkEvidence.merge`)."""
+        self._evidence.merge(indexes, evidence, pmids)
 
     def merge_link(self, index: int, link: Record, label: Any, *, created: bool) -> None:
         """A link with an unusual label or fields besides source, target, label and evidence."""
@@ -191,9 +124,12 @@ class LinkTable:
         # of the links that now share a key no stored link has, the first one is indexed
         self._index.insert(links[firsts[found[firsts] < 0]], self._keys())
         into = np.where(found >= 0, found, links[firsts[number]])
-        for link, kept_link in zip(links.tolist(), into.tolist(), strict=True):
-            if kept_link != link:  # the link already stored under the new key absorbs this one
-                self._fold(kept_link, link)
+        # a link already stored under the new key absorbs the others
+        folding = into != links
+        kept_links, others = into[folding].tolist(), links[folding].tolist()
+        for kept_link, link in zip(kept_links, others, strict=True):
+            self._fold(kept_link, link)
+        self._evidence.fold(kept_links, others)
         adjacent.setdefault(kept, []).extend(touching)
 
     def records(
@@ -202,28 +138,36 @@ class LinkTable:
         """The live links as seed links with lists of their own, in first-seen order; link i's
         result ids are `provenance[of_link[i]]`."""
         kind_labels, special, folded = self._kind_labels, self.special, self.folded
+        evidence = self.grouped_evidence()
         records: list[Record] = []
         for start in range(0, len(self), _RECORDS_AT_ONCE):
             stop = min(start + _RECORDS_AT_ONCE, len(self))
             columns = (column.tolist() for column in self.arrays(start, stop))
             entries = of_link[start:stop].tolist()
-            rows = zip(range(start, stop), *columns, entries, strict=True)
+            lists = evidence.lists(start, stop)
+            rows = zip(range(start, stop), *columns, lists, entries, strict=True)
             for index, source, target, kind, items, entry in rows:
                 if index in special:
                     if index not in folded:
                         ids = provenance[entry]
-                        records.append(self.record(index, ids, names, fresh=True))
+                        records.append(self.record(index, ids, names, evidence, fresh=True))
                     continue
                 records.append({"source": names[source], "target": names[target],
-                                "label": kind_labels[kind], "evidence": list(items),
+                                "label": kind_labels[kind], "evidence": items,
                                 PROVENANCE: list(provenance[entry])})  # fmt: skip
         return records
 
     def record(
-        self, index: int, provenance: tuple[str, ...], names: list[str], *, fresh: bool
+        self,
+        index: int,
+        provenance: tuple[str, ...],
+        names: list[str],
+        evidence: GroupedEvidence,
+        *,
+        fresh: bool,
     ) -> Record:
         """One link as a seed link, whatever its shape."""
-        items = self._evidence.array[index]
+        items = evidence.of(index)
         link = {"source": names[self._source.array[index]],
                 "target": names[self._target.array[index]],
                 "label": self._labels.get(index, self._kind_labels[self._kind.array[index]]),
@@ -238,25 +182,27 @@ class LinkTable:
 
     @property
     def special(self) -> set[int]:
-        """Links that are folded, or whose label or fields are not the usual four."""
-        return self._labels.keys() | self._fields.keys() | self.folded.keys()
+        """Links that are folded, or whose label, fields or evidence are not the usual ones."""
+        unusual = self._labels.keys() | self._fields.keys() | self._evidence.loose.keys()
+        return unusual | self.folded.keys()
 
     @property
     def kind_labels(self) -> list[Any]:
         """Kind number -> the label part of its links' keys."""
         return self._kind_labels
 
-    def arrays(
-        self, start: int, stop: int
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Source and target node indexes, kind numbers and evidence tuples of links
-        `start:stop` (read-only use: views of the columns)."""
+    def arrays(self, start: int, stop: int) -> Keys:
+        """Source and target node indexes and kind numbers of links `start:stop` (read-only
+        use: views of the columns)."""
         return (
             self._source.array[start:stop],
             self._target.array[start:stop],
             self._kind.array[start:stop],
-            self._evidence.array[start:stop],
         )
+
+    def grouped_evidence(self) -> GroupedEvidence:
+        """Every link's evidence, grouped by link for output."""
+        return self._evidence.grouped(len(self))
 
     def _kind_numbers(self, kinds: Sequence[Hashable]) -> np.ndarray:
         numbers = {kind: self._kind_number(kind) for kind in set(kinds)}
@@ -275,9 +221,7 @@ class LinkTable:
         return self._source.array, self._target.array, self._kind.array
 
     def _fold(self, kept: int, other: int) -> None:
-        column = self._evidence.array
-        if column[other]:
-            column[kept] = union_evidence(column[kept], column[other])
+        """Link `other` joins link `kept` (their evidence: `LinkEvidence.fold`)."""
         fields = self._fields.pop(other, None)
         if fields:
             record = self._fields.setdefault(kept, {})
@@ -307,12 +251,3 @@ def move_carried(table: dict[int, list[Carried]], other: int, kept: int) -> None
     entries = table.pop(other, None)
     if entries:
         table.setdefault(kept, []).extend(entries)
-
-
-def _objects(values: Iterable[Any], count: int) -> np.ndarray:
-    """The values (tuples too) as a 1-d object array."""
-    return np.fromiter(values, dtype=object, count=count)
-
-
-def _evidence_items(evidence: Any) -> Any:
-    return evidence if type(evidence) is list or type(evidence) is tuple else (evidence,)

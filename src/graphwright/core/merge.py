@@ -369,7 +369,7 @@ class GraphAccumulator:
             targets = np.array([self._node_index(raw, local) for raw in read.targets], np.int32)
         table = self._links
         indexes, start = table.upsert(sources, targets, read.kinds)
-        table.merge_evidence(indexes, read.evidence, canonical=read.canonical)
+        table.merge_evidence(indexes, read.evidence, read.pmids)
         if read.unusual:
             of_position = indexes.tolist()
             first_position = dict(

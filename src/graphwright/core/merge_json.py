@@ -3,10 +3,11 @@
 Building a dict per link only to serialise it costs more than serialising it. Instead, each
 link's JSON is joined from pieces serialised once: per node `{"source":"<id>","target":` and
 `"<id>",`, per label `"label":<label>,"evidence":`, per distinct provenance
-`"provenance":[...]},`. The node ids, and the evidence of many links, are each serialised in
-one call and cut where the values meet. Arrow's kernels pick each link's pieces (take) and join
-them, so no Python code runs per link. The few links of another shape (no label or not a
-string, fields besides the four) go through a dict.
+`"provenance":[...]},`. The node ids are serialised in one call and cut where the values meet;
+each link's evidence list is joined from its PMIDs, written as text by Arrow. Arrow's kernels
+pick each link's pieces (take) and join them, so no Python code runs per link. The few links
+of another shape (no label or not a string, fields besides the four, evidence besides
+canonical PMIDs) go through a dict.
 """
 
 from __future__ import annotations
@@ -20,13 +21,24 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from orjson import dumps
 
-from graphwright.core.arrow_columns import POOL, binaries, offsets_of, sliced_binaries, take
+from graphwright.core.arrow_columns import (
+    POOL,
+    binaries,
+    ints,
+    offsets_of,
+    sliced_binaries,
+    take,
+)
+from graphwright.core.link_evidence import GroupedEvidence
 from graphwright.core.link_table import LinkTable
 from graphwright.core.merge_provenance import Provenance
 from graphwright.core.merge_values import PROVENANCE, Record
 
 _SLICE = 50_000  # links joined at a time: Arrow's memory for one slice is reused by the next
-_NOTHING = binaries([b""])[0]  # the separator of joined pieces
+# the separator of joined pieces, and the pieces of evidence lists: `["PMID:1","PMID:2"],`
+_NOTHING, _PMID_OPEN, _QUOTE, _COMMA, _LIST_OPEN, _LIST_CLOSE = binaries(
+    [b"", b'"PMID:', b'"', b",", b"[", b"],"]
+)
 
 
 def graph_json(nodes: bytes, links: Iterable[bytes | pa.Buffer], xrefs: list[Any]) -> bytes:
@@ -81,26 +93,42 @@ def links_json(
 ) -> Iterator[bytes | pa.Buffer]:
     """The live links as JSON objects, each followed by a comma, in first-seen order (in
     chunks); `names` are the node ids by node index."""
-    ends = _json_pieces(names, "")
+    ends = _strings_json(names)
     source_key, target_key = binaries([b'{"source":', b'"target":'])
     starts = pc.binary_join_element_wise(source_key, ends, target_key, _NOTHING)
     labels = binaries(list(map(_label_part, table.kind_labels)))
     tails = binaries([b'"provenance":%b},' % ids for ids in provenance.json_lists()])
     special = np.array(sorted(table.special), dtype=np.int64)
+    evidence = table.grouped_evidence()
     for start in range(0, len(table), _SLICE):
         stop = min(start + _SLICE, len(table))
-        sources, targets, kinds, evidence = table.arrays(start, stop)
+        sources, targets, kinds = table.arrays(start, stop)
         joined = pc.binary_join_element_wise(
             take(starts, sources),
             take(ends, targets),
             take(labels, kinds),
-            _json_pieces(evidence.tolist(), ()),
+            _evidence_lists(evidence, start, stop),
             take(tails, provenance.of_item[start:stop]),
             _NOTHING,
             memory_pool=POOL,
         )
         inside = special[np.searchsorted(special, start) : np.searchsorted(special, stop)]
-        yield from _with_special_links(joined, inside - start, table, names, provenance, start)
+        yield from _with_special_links(joined, inside - start, table, names, provenance,
+                                       evidence, start)  # fmt: skip
+
+
+def _evidence_lists(evidence: GroupedEvidence, start: int, stop: int) -> pa.Array:
+    """The evidence of links `start:stop` as JSON lists, each followed by a comma (a loose
+    link's list is empty here: it is a special link)."""
+    bounds = evidence.offsets[start : stop + 1]
+    numbers = pc.cast(ints(evidence.pmids[bounds[0] : bounds[-1]]), pa.large_string())
+    texts = pc.binary_join_element_wise(
+        _PMID_OPEN, numbers.cast(pa.large_binary()), _QUOTE, _NOTHING, memory_pool=POOL
+    )
+    lists = pa.LargeListArray.from_arrays(ints(bounds - bounds[0]), texts)
+    return pc.binary_join_element_wise(
+        _LIST_OPEN, pc.binary_join(lists, _COMMA), _LIST_CLOSE, _NOTHING, memory_pool=POOL
+    )
 
 
 def _with_special_links(
@@ -109,6 +137,7 @@ def _with_special_links(
     table: LinkTable,
     names: list[str],
     provenance: Provenance,
+    evidence: GroupedEvidence,
     start: int,
 ) -> Iterator[bytes | pa.Buffer]:
     """The joined links' bytes, each special link's JSON put in place of its joined one (a
@@ -120,7 +149,7 @@ def _with_special_links(
         cut = int(offsets[position + 1])
         index = start + position
         if index not in table.folded:
-            record = table.record(index, provenance.of(index), names, fresh=False)
+            record = table.record(index, provenance.of(index), names, evidence, fresh=False)
             yield dumps(record) + b","
     yield data[cut : int(offsets[-1])]
 
@@ -132,17 +161,15 @@ def _label_part(label: Any) -> bytes:
     return b'"label":%b,"evidence":' % dumps(label)
 
 
-def _json_pieces(values: list[Any], after: Any) -> pa.Array:
-    """Each value's JSON followed by a comma, cut from one `dumps` of them all.
+def _strings_json(values: list[str]) -> pa.Array:
+    """Each string's JSON followed by a comma, cut from one `dumps` of them all.
 
-    The values here are lists (evidence) or strings (node ids), `after` one more of their kind.
-    `dumps` of the values and `after` is `[v0,v1,...,after]`, where value i runs from its first
-    byte to the first byte of value i + 1, found after the `],[` or `","` between them. A
-    value's JSON may hold these bytes too (a nested list, a string ending in `",`), which makes
-    more cuts than values: then each value is serialised on its own instead."""
-    text = dumps([*values, after])
-    after_json = dumps(after)
-    cuts = _meetings(text, after_json[-1:], after_json[:1])
+    `dumps` of the strings and one more, empty, is `["v0","v1",...,""]`, where value i runs
+    from its first byte to the first byte of value i + 1, found after the `","` between them.
+    A string may hold these bytes too (one ending in `",`), which makes more cuts than values:
+    then each string is serialised on its own instead."""
+    text = dumps([*values, ""])
+    cuts = _meetings(text, b'"', b'"')
     if len(cuts) != len(values):
         return binaries([dumps(value) + b"," for value in values])
     offsets = np.empty(len(values) + 1, dtype=np.int64)

@@ -1,4 +1,4 @@
-"""LinkIndex: link keys to link indexes in numpy, against a dict doing the same."""
+"""RowIndex: row keys to row indexes in numpy, against a dict doing the same."""
 
 from __future__ import annotations
 
@@ -6,43 +6,50 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphwright.core.link_index import LinkIndex, first_occurrences
+from graphwright.core.row_index import RowIndex, first_occurrences
 
 # small node and kind ranges, so that batches repeat keys and probes meet other keys
-key_parts = st.tuples(st.integers(0, 40), st.integers(0, 40), st.integers(0, 3))
-batches = st.lists(st.lists(key_parts, max_size=60), min_size=1, max_size=12)
+link_keys = st.tuples(st.integers(0, 40), st.integers(0, 40), st.integers(0, 3))
+# evidence items: (link, PMID), PMIDs up to 18 digits
+pmids = st.sampled_from([1, 2, 3, 35_000_000, 2**40, 10**17 + 7])
+evidence_keys = st.tuples(st.integers(0, 40), pmids)
+batches_of = {
+    "links": st.lists(st.lists(link_keys, max_size=60), min_size=1, max_size=12),
+    "evidence": st.lists(st.lists(evidence_keys, max_size=60), min_size=1, max_size=12),
+}
+
+Key = tuple[int, ...]
 
 
 class Columns:
-    """Link table columns: the keys of links 0, 1, 2, ..."""
+    """A table's key columns: the keys of rows 0, 1, 2, ..."""
 
-    def __init__(self) -> None:
-        self.parts: list[list[int]] = [[], [], []]
+    def __init__(self, width: int) -> None:
+        self.parts: list[list[int]] = [[] for _ in range(width)]
 
-    def append(self, keys: list[tuple[int, int, int]]) -> None:
+    def append(self, keys: list[Key]) -> None:
         for key in keys:
             for part, value in zip(self.parts, key, strict=True):
                 part.append(value)
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        source, target, kind = (np.array(part, dtype=np.int32) for part in self.parts)
-        return source, target, kind
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return tuple(np.array(part, dtype=np.int64) for part in self.parts)
 
 
-def as_keys(keys: list[tuple[int, int, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    parts = zip(*keys, strict=True) if keys else ((), (), ())
-    source, target, kind = (np.array(part, dtype=np.int32) for part in parts)
-    return source, target, kind
+def as_keys(keys: list[Key], width: int = 3) -> tuple[np.ndarray, ...]:
+    parts = zip(*keys, strict=True) if keys else ((),) * width
+    return tuple(np.array(part, dtype=np.int64) for part in parts)
 
 
 @settings(max_examples=200, deadline=None)
-@given(batches, st.data())
-def test_the_index_finds_what_a_dict_finds_as_links_come_and_go(
-    batches: list[list[tuple[int, int, int]]], data: st.DataObject
+@given(st.sampled_from(sorted(batches_of)).flatmap(batches_of.__getitem__), st.data())
+def test_the_index_finds_what_a_dict_finds_as_rows_come_and_go(
+    batches: list[list[Key]], data: st.DataObject
 ) -> None:
-    index, columns, model = LinkIndex(), Columns(), {}
+    width = len(next((key for batch in batches for key in batch), (0, 0)))
+    index, columns, model = RowIndex(), Columns(width), {}
     for batch in batches:
-        found = index.find(as_keys(batch), columns.arrays())
+        found = index.find(as_keys(batch, width), columns.arrays())
         assert found.tolist() == [model.get(key, -1) for key in batch]
         new = list(dict.fromkeys(key for key in batch if key not in model))
         start = len(columns.parts[0])
@@ -55,12 +62,12 @@ def test_the_index_finds_what_a_dict_finds_as_links_come_and_go(
                 np.array([model.pop(key) for key in gone], dtype=np.int64), columns.arrays()
             )
     everything = sorted(set(model) | {key for batch in batches for key in batch})
-    found = index.find(as_keys(everything), columns.arrays())
+    found = index.find(as_keys(everything, width), columns.arrays())
     assert found.tolist() == [model.get(key, -1) for key in everything]
 
 
 def test_the_index_grows_and_stays_a_quarter_full_at_most() -> None:
-    index, columns = LinkIndex(), Columns()
+    index, columns = RowIndex(), Columns(3)
     keys = [(node, node * 7 % 1000, node % 5) for node in range(20_000)]
     for start in range(0, len(keys), 3_000):
         columns.append(keys[start : start + 3_000])
@@ -69,9 +76,9 @@ def test_the_index_grows_and_stays_a_quarter_full_at_most() -> None:
     assert len(index._slots) >= 4 * len(keys)
 
 
-@given(st.lists(key_parts, max_size=80), st.sampled_from([0, 2**30]))
+@given(st.lists(link_keys, max_size=80), st.sampled_from([0, 2**30]))
 def test_first_occurrences_number_keys_by_where_they_first_occur(
-    keys: list[tuple[int, int, int]], offset: int
+    keys: list[Key], offset: int
 ) -> None:
     """With the offset, the three parts no longer fit in one int64 together."""
     firsts, number = first_occurrences(tuple(part + offset for part in as_keys(keys)))

@@ -1,0 +1,195 @@
+"""The links' evidence, stored as columns (docs/merge.md, rule 5).
+
+Almost all evidence is PubMed ids written canonically, `PMID:<digits>`. Each such item of a
+link is a row of two columns, its link index and its PMID as a number, in first-seen order, and
+a `RowIndex` finds a row by that pair. Uniting a result's evidence then takes a few numpy
+passes, and a million items leave nothing for Python's cyclic garbage collector to walk. A link
+whose evidence holds any other item (a DOI, a dict, a PMID spelled otherwise) keeps all of its
+evidence as a tuple instead, united by `union_evidence`, the rule in full.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import compress, pairwise
+from typing import Any
+
+import numpy as np
+
+from graphwright.core.column import Column
+from graphwright.core.merge_values import union_evidence
+from graphwright.core.row_index import Keys, RowIndex, first_occurrences
+
+# 18 digits at most, so that the number fits in an int64
+CANONICAL_PMID = r"PMID:[1-9][0-9]{0,17}"
+_CANONICAL_PMID = re.compile(CANONICAL_PMID)
+DROPPED = -1  # the link of a row whose item moved: to a tuple, or to the link it folded into
+_TAIL = 1 << 16  # rows appended since `_rows_of` sorted the rows by link, searched in full
+
+
+class LinkEvidence:
+    """Each link's evidence items in first-seen order (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self._link = Column(np.int32)
+        self._pmid = Column(np.int64)
+        self._index = RowIndex()  # (link, PMID) -> row
+        self.loose: dict[int, tuple[Any, ...]] = {}  # link -> all its evidence, not as rows
+        self._by_link: tuple[np.ndarray, np.ndarray] | None = None  # rows sorted by link
+
+    def merge(self, links: np.ndarray, evidence: Sequence[Any], pmids: np.ndarray | None) -> None:
+        """Unite the evidence given to each link (`links[i]` got `evidence[i]`) into what it
+        has, in order. `pmids`: every evidence is a list of canonical PMIDs, and these are
+        their numbers, the lists' items one after another."""
+        if pmids is None:
+            self._merge_any(links, evidence)
+            return
+        counts = np.fromiter(map(len, evidence), dtype=np.int64, count=len(evidence))
+        owners = np.repeat(links, counts)
+        if self.loose:
+            loose = np.fromiter(self.loose, dtype=np.int64, count=len(self.loose))
+            held = np.isin(owners, loose)
+            if held.any():
+                given = np.isin(links, loose) & (counts > 0)
+                self._unite_loosely(links, evidence, np.flatnonzero(given).tolist())
+                owners, pmids = owners[~held], pmids[~held]
+        self._add(owners, pmids)
+
+    def fold(self, kept: list[int], others: list[int]) -> None:
+        """The items of each of `others` join those of the link at the same place in `kept`,
+        as if one fold after another; `others` are distinct, and none of them is kept."""
+        involved = set(kept) | set(others)
+        if involved & self.loose.keys():
+            self._loosen(sorted(involved - self.loose.keys()))
+            for kept_link, other in zip(kept, others, strict=True):
+                self.loose[kept_link] = union_evidence(self.loose[kept_link], self.loose.pop(other))
+            return
+        rows, owners = self._rows_of(np.array(others, dtype=np.int64))
+        if not len(rows):
+            return
+        rank = dict(zip(others, range(len(others)), strict=True))
+        ranks = np.fromiter(map(rank.__getitem__, owners.tolist()), np.int64, len(owners))
+        order = np.argsort(ranks, kind="stable")  # each other's rows in turn, in first-seen order
+        rows, new_owners = rows[order], np.array(kept, dtype=np.int64)[ranks[order]]
+        pmids = self._pmid.array[rows]
+        self._drop(rows)
+        self._add(new_owners, pmids)
+
+    def grouped(self, links: int) -> GroupedEvidence:
+        """Every link's evidence, grouped by link for output (a snapshot); `links`: how many
+        links the table holds."""
+        column = self._link.array
+        order = np.argsort(column, kind="stable")
+        owners = column[order]
+        live = int(np.searchsorted(owners, 0))  # dropped rows sort first
+        offsets = np.zeros(links + 1, dtype=np.int64)
+        np.cumsum(np.bincount(owners[live:], minlength=links), out=offsets[1:])
+        return GroupedEvidence(self._pmid.array[order[live:]], offsets, self.loose)
+
+    def _merge_any(self, links: np.ndarray, evidence: Sequence[Any]) -> None:
+        """Evidence of any shape: links given anything but canonical PMIDs keep tuples."""
+        given = list(compress(range(len(evidence)), evidence))
+        items = {position: _evidence_items(evidence[position]) for position in given}
+        at = links.tolist()
+        loosening = {at[position] for position in given if not _canonical(items[position])}
+        self._loosen(sorted(loosening - self.loose.keys()))
+        rowed = [position for position in given if at[position] not in self.loose]
+        self._unite_loosely(links, evidence, [p for p in given if at[p] in self.loose])
+        owners = [at[position] for position in rowed for _ in items[position]]
+        numbers = [int(item[5:]) for position in rowed for item in items[position]]
+        self._add(np.array(owners, dtype=np.int64), np.array(numbers, dtype=np.int64))
+
+    def _unite_loosely(self, links: np.ndarray, evidence: Sequence[Any], given: list[int]) -> None:
+        for position in given:
+            link = int(links[position])
+            self.loose[link] = union_evidence(self.loose[link], _evidence_items(evidence[position]))
+
+    def _add(self, owners: np.ndarray, pmids: np.ndarray) -> None:
+        """Rows for the items (`owners[i]` has PMID `pmids[i]`) not held yet, in order."""
+        if not len(owners):
+            return
+        keys = (owners, pmids)
+        new = np.flatnonzero(self._index.find(keys, self._keys()) < 0)
+        if not len(new):
+            return
+        firsts, _ = first_occurrences((owners[new], pmids[new]))
+        added = new[firsts]
+        start = len(self._link)
+        self._link.extend(owners[added])
+        self._pmid.extend(pmids[added])
+        self._index.insert(np.arange(start, len(self._link)), self._keys())
+
+    def _loosen(self, links: list[int]) -> None:
+        """These links keep their evidence as tuples from now on."""
+        if not links:
+            return
+        rows, owners = self._rows_of(np.array(links, dtype=np.int64))
+        texts = list(map(pmid_text, self._pmid.array[rows].tolist()))
+        items: dict[int, list[str]] = {link: [] for link in links}
+        for owner, text in zip(owners.tolist(), texts, strict=True):
+            items[owner].append(text)
+        self.loose.update((link, tuple(found)) for link, found in items.items())
+        self._drop(rows)
+
+    def _rows_of(self, links: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of these links' items, in first-seen order, and each row's link."""
+        column = self._link.array
+        if self._by_link is None or len(column) - len(self._by_link[0]) > max(
+            _TAIL, len(self._by_link[0]) // 4
+        ):
+            order = np.argsort(column, kind="stable")
+            self._by_link = order, column[order]
+        order, owners = self._by_link
+        lows = np.searchsorted(owners, links).tolist()
+        highs = np.searchsorted(owners, links, "right").tolist()
+        sorted_rows = [order[low:high] for low, high in zip(lows, highs, strict=True)]
+        tail = np.isin(column[len(order) :], links)  # rows appended since the sort
+        rows = np.sort(np.concatenate([*sorted_rows, len(order) + np.flatnonzero(tail)]))
+        owners = column[rows]
+        live = owners != DROPPED  # rows dropped since the sort
+        return rows[live], owners[live]
+
+    def _drop(self, rows: np.ndarray) -> None:
+        self._index.remove(rows, self._keys())
+        self._link.array[rows] = DROPPED
+
+    def _keys(self) -> Keys:
+        return self._link.array, self._pmid.array
+
+
+@dataclass(frozen=True, slots=True)
+class GroupedEvidence:
+    """Every link's evidence, grouped by link: link i's PMIDs are
+    `pmids[offsets[i]:offsets[i + 1]]` unless it is one of the `loose` links."""
+
+    pmids: np.ndarray
+    offsets: np.ndarray
+    loose: dict[int, tuple[Any, ...]]
+
+    def of(self, link: int) -> tuple[Any, ...]:
+        """One link's evidence items."""
+        loose = self.loose.get(link)
+        if loose is not None:
+            return loose
+        start, stop = self.offsets[link : link + 2].tolist()
+        return tuple(map(pmid_text, self.pmids[start:stop].tolist()))
+
+    def lists(self, start: int, stop: int) -> list[list[str]]:
+        """The evidence lists of links `start:stop` (a loose link's list is empty here)."""
+        bounds = self.offsets[start : stop + 1]
+        texts = list(map(pmid_text, self.pmids[bounds[0] : bounds[-1]].tolist()))
+        return [texts[low:high] for low, high in pairwise((bounds - bounds[0]).tolist())]
+
+
+def pmid_text(number: int) -> str:
+    return f"PMID:{number}"
+
+
+def _canonical(items: Sequence[Any]) -> bool:
+    return all(type(item) is str and _CANONICAL_PMID.fullmatch(item) for item in items)
+
+
+def _evidence_items(evidence: Any) -> Any:
+    return evidence if type(evidence) is list or type(evidence) is tuple else (evidence,)
