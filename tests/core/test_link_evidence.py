@@ -5,14 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphwright.core.link_evidence import LinkEvidence
+from graphwright.core.link_evidence import LinkEvidence, Pmids, read_pmids
 from graphwright.core.merge_values import union_evidence
 
 LINKS = 6
-canonical_items = st.sampled_from(["PMID:1", "PMID:2", "PMID:30", "PMID:123456789012345678"])
+CANONICAL = ["PMID:1", "PMID:2", "PMID:30", "PMID:123456789012345678"]
+canonical_items = st.sampled_from(CANONICAL)
 other_items = st.sampled_from(["pmid:1", " PMID: 2", "PMID:0", "doi:10.1/x", {"note": "x"}])
 canonical_batches = st.lists(
     st.tuples(st.integers(0, LINKS - 1), st.lists(canonical_items, max_size=3)), max_size=8
@@ -39,6 +41,10 @@ steps = st.lists(
 )
 
 
+def canonical(evidence: Any) -> bool:
+    return type(evidence) is list and all(item in CANONICAL for item in evidence)
+
+
 def as_items(evidence: Any) -> Any:
     return evidence if type(evidence) is list else (evidence,)
 
@@ -59,9 +65,8 @@ def test_rows_give_what_uniting_tuples_one_by_one_gives(steps: list[tuple[str, A
         batch = [(link, evidence) for link, evidence in step if link not in gone]
         links = np.array([link for link, _ in batch], dtype=np.int64)
         evidence = [evidence for _, evidence in batch]
-        pmids = None
-        if kind == "canonical":
-            pmids = np.array([int(item[5:]) for items in evidence for item in items], np.int64)
+        pmids = read_pmids(evidence)
+        assert (pmids is not None) == (kind == "canonical" or all(map(canonical, evidence)))
         stored.merge(links, evidence, pmids)
         for link, items in batch:
             if items:
@@ -76,9 +81,41 @@ def test_rows_give_what_uniting_tuples_one_by_one_gives(steps: list[tuple[str, A
 
 def test_a_link_given_another_item_keeps_its_evidence_as_a_tuple_from_then_on() -> None:
     stored = LinkEvidence()
-    stored.merge(np.array([0, 1]), [["PMID:2"], ["PMID:3"]], np.array([2, 3]))
+    ones = np.array([1, 1])
+    stored.merge(np.array([0, 1]), [["PMID:2"], ["PMID:3"]], Pmids(ones, np.array([2, 3])))
     stored.merge(np.array([0]), [["doi:10.1/x", "pmid: 2"]], None)
-    stored.merge(np.array([0, 1]), [["PMID:5"], ["PMID:5"]], np.array([5, 5]))
+    stored.merge(np.array([0, 1]), [["PMID:5"], ["PMID:5"]], Pmids(ones, np.array([5, 5])))
     assert stored.loose == {0: ("PMID:2", "doi:10.1/x", "PMID:5")}
     grouped = stored.grouped(2)
     assert grouped.lists(0, 2) == [[], ["PMID:3", "PMID:5"]]
+
+
+@pytest.mark.parametrize(
+    ("evidence", "numbers"),
+    [
+        ([["PMID:1", "PMID:22"], [], ["PMID:123456789012345678"]], [1, 22, 123456789012345678]),
+        ([], []),
+        ([[], []], []),
+        ([["PMID:0"]], None),  # a leading zero
+        ([["PMID:1234567890123456789"]], None),  # 19 digits
+        ([["PMID:1", ""]], None),
+        ([["PMID:"]], None),
+        ([["PMID:1\nPMID:2"]], None),
+        ([["PMID:1x"]], None),
+        ([["pmid:1"]], None),
+        ([["PMID:\u0661"]], None),  # an Arabic-Indic digit: not ASCII
+        ([["PMID:1"], "PMID:2"], None),  # not a list
+        ([["PMID:1", 2]], None),
+        ([("PMID:1",)], None),
+    ],
+)
+def test_pmids_are_read_only_from_lists_of_canonical_pmids(
+    evidence: list[Any], numbers: list[int] | None
+) -> None:
+    read = read_pmids(evidence)
+    if numbers is None:
+        assert read is None
+    else:
+        assert read is not None
+        assert read.numbers.tolist() == numbers
+        assert read.counts.tolist() == [len(items) for items in evidence]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphwright.core.column import Column
+from graphwright.core.link_evidence import read_pmids
 from graphwright.core.link_table import LinkTable
 
 
@@ -17,9 +18,10 @@ def records(table: LinkTable, names: list[str]) -> list[tuple[str, str, str, lis
 
 
 def merge(table: LinkTable, indexes: np.ndarray, evidence: list, *, canonical: bool) -> None:
-    """`canonical`: every item is a canonical PMID, given as numbers too (as `read_links` does)."""
-    pmids = [int(item[5:]) for items in evidence for item in items] if canonical else None
-    table.merge_evidence(indexes, evidence, None if pmids is None else np.array(pmids))
+    """`canonical`: every item is a canonical PMID, read as numbers too (as `read_links` does)."""
+    pmids = read_pmids(evidence)
+    assert (pmids is not None) == canonical
+    table.merge_evidence(indexes, evidence, pmids)
 
 
 def test_upsert_appends_new_links_in_first_seen_order_once_each() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress, pairwise
+from itertools import chain, compress, pairwise
 from typing import Any
 
 import numpy as np
@@ -23,10 +23,66 @@ from graphwright.core.merge_values import union_evidence
 from graphwright.core.row_index import Keys, RowIndex, first_occurrences
 
 # 18 digits at most, so that the number fits in an int64
-CANONICAL_PMID = r"PMID:[1-9][0-9]{0,17}"
-_CANONICAL_PMID = re.compile(CANONICAL_PMID)
+_CANONICAL_PMID = re.compile(r"PMID:[1-9][0-9]{0,17}")
+_PREFIX = np.frombuffer(b"PMID:", dtype=np.uint8)
+_MOST_DIGITS = 18
+_NEWLINE, _ZERO, _NINE = ord("\n"), ord("0"), ord("9")
+_POWERS = 10 ** np.arange(_MOST_DIGITS, dtype=np.int64)
 DROPPED = -1  # the link of a row whose item moved: to a tuple, or to the link it folded into
 _TAIL = 1 << 16  # rows appended since `_rows_of` sorted the rows by link, searched in full
+
+
+@dataclass(frozen=True, slots=True)
+class Pmids:
+    """A result's evidence when every evidence is a list of canonical PMIDs: how many items
+    each list has, and their numbers, one list after another."""
+
+    counts: np.ndarray
+    numbers: np.ndarray
+
+
+def read_pmids(evidence: Sequence[Any]) -> Pmids | None:
+    """The evidence as `Pmids`, if every evidence is a list of `PMID:<digits>` strings.
+
+    The items are joined into one byte string, checked and turned into numbers by numpy
+    passes over its bytes, not by Python code per item."""
+    try:
+        counts = np.fromiter(map(list.__len__, evidence), dtype=np.int64, count=len(evidence))
+        text = "\n".join(chain.from_iterable(evidence)).encode("ascii")
+    except (TypeError, UnicodeEncodeError):  # not a list, not a string, not ASCII
+        return None
+    items = int(counts.sum())
+    data = np.frombuffer(text, dtype=np.uint8)
+    ends = np.flatnonzero(data == _NEWLINE)
+    if len(ends) != max(items - 1, 0):  # an item holds a line break
+        return None
+    ends = np.append(ends, len(data)) if items else ends
+    starts = np.concatenate(([0], ends[:-1] + 1)) if items else ends
+    digits = ends - starts - len(_PREFIX)
+    is_digit = (data >= _ZERO) & (data <= _NINE)
+    canonical = (
+        ((digits >= 1) & (digits <= _MOST_DIGITS)).all()
+        and all((data[starts + at] == byte).all() for at, byte in enumerate(_PREFIX.tolist()))
+        and (data[starts + len(_PREFIX)] != _ZERO).all()
+        and int(is_digit.sum()) == int(digits.sum())  # every other byte is a digit
+    )
+    if not canonical:
+        return None
+    return Pmids(counts, _numbers(data, is_digit, ends, digits))
+
+
+def _numbers(
+    data: np.ndarray, is_digit: np.ndarray, ends: np.ndarray, digits: np.ndarray
+) -> np.ndarray:
+    """Each item's digits as a number: each digit times its place's power of ten, summed."""
+    if not len(ends):
+        return np.empty(0, dtype=np.int64)
+    at = np.flatnonzero(is_digit)
+    place = np.repeat(ends, digits) - at - 1
+    values = (data[at].astype(np.int64) - _ZERO) * _POWERS[place]
+    firsts = np.zeros(len(digits), dtype=np.int64)
+    np.cumsum(digits[:-1], out=firsts[1:])
+    return np.add.reduceat(values, firsts)
 
 
 class LinkEvidence:
@@ -39,14 +95,13 @@ class LinkEvidence:
         self.loose: dict[int, tuple[Any, ...]] = {}  # link -> all its evidence, not as rows
         self._by_link: tuple[np.ndarray, np.ndarray] | None = None  # rows sorted by link
 
-    def merge(self, links: np.ndarray, evidence: Sequence[Any], pmids: np.ndarray | None) -> None:
+    def merge(self, links: np.ndarray, evidence: Sequence[Any], read: Pmids | None) -> None:
         """Unite the evidence given to each link (`links[i]` got `evidence[i]`) into what it
-        has, in order. `pmids`: every evidence is a list of canonical PMIDs, and these are
-        their numbers, the lists' items one after another."""
-        if pmids is None:
+        has, in order; `read`: the evidence as `Pmids`, if it is canonical PMIDs only."""
+        if read is None:
             self._merge_any(links, evidence)
             return
-        counts = np.fromiter(map(len, evidence), dtype=np.int64, count=len(evidence))
+        counts, pmids = read.counts, read.numbers
         owners = np.repeat(links, counts)
         if self.loose:
             loose = np.fromiter(self.loose, dtype=np.int64, count=len(self.loose))

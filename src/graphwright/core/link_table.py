@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from graphwright.core.column import Column
-from graphwright.core.link_evidence import GroupedEvidence, LinkEvidence
+from graphwright.core.link_evidence import GroupedEvidence, LinkEvidence, Pmids
 from graphwright.core.merge_values import (
     CONFLICTS,
     PROVENANCE,
@@ -90,7 +90,7 @@ class LinkTable:
         return found, start
 
     def merge_evidence(
-        self, indexes: np.ndarray, evidence: Sequence[Any], pmids: np.ndarray | None
+        self, indexes: np.ndarray, evidence: Sequence[Any], pmids: Pmids | None
     ) -> None:
         """Unite each link's given evidence into its stored evidence (`LinkEvidence.merge`)."""
         self._evidence.merge(indexes, evidence, pmids)

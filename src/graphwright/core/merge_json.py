@@ -24,6 +24,7 @@ from orjson import dumps
 from graphwright.core.arrow_columns import (
     POOL,
     binaries,
+    flags,
     ints,
     offsets_of,
     sliced_binaries,
@@ -35,9 +36,10 @@ from graphwright.core.merge_provenance import Provenance
 from graphwright.core.merge_values import PROVENANCE, Record
 
 _SLICE = 50_000  # links joined at a time: Arrow's memory for one slice is reused by the next
-# the separator of joined pieces, and the pieces of evidence lists: `["PMID:1","PMID:2"],`
-_NOTHING, _PMID_OPEN, _QUOTE, _COMMA, _LIST_OPEN, _LIST_CLOSE = binaries(
-    [b"", b'"PMID:', b'"', b",", b"[", b"],"]
+_NOTHING = binaries([b""])[0]  # the separator of joined pieces
+# the pieces of evidence lists: `["PMID:1","PMID:2"],` and `[],`
+_FIRST_PMID, _NEXT_PMID, _LIST_END, _EMPTY_LIST = binaries(
+    [b'["PMID:', b'","PMID:', b'"],', b"[],"]
 )
 
 
@@ -122,13 +124,12 @@ def _evidence_lists(evidence: GroupedEvidence, start: int, stop: int) -> pa.Arra
     link's list is empty here: it is a special link)."""
     bounds = evidence.offsets[start : stop + 1]
     numbers = pc.cast(ints(evidence.pmids[bounds[0] : bounds[-1]]), pa.large_string())
-    texts = pc.binary_join_element_wise(
-        _PMID_OPEN, numbers.cast(pa.large_binary()), _QUOTE, _NOTHING, memory_pool=POOL
+    lists = pa.LargeListArray.from_arrays(ints(bounds - bounds[0]), numbers.cast(pa.large_binary()))
+    joined = pc.binary_join(lists, _NEXT_PMID, memory_pool=POOL)
+    written = pc.binary_join_element_wise(
+        _FIRST_PMID, joined, _LIST_END, _NOTHING, memory_pool=POOL
     )
-    lists = pa.LargeListArray.from_arrays(ints(bounds - bounds[0]), texts)
-    return pc.binary_join_element_wise(
-        _LIST_OPEN, pc.binary_join(lists, _COMMA), _LIST_CLOSE, _NOTHING, memory_pool=POOL
-    )
+    return pc.if_else(flags(bounds[1:] > bounds[:-1]), written, _EMPTY_LIST, memory_pool=POOL)
 
 
 def _with_special_links(

@@ -5,22 +5,17 @@ Links are read once into columns; validation looks closer only at what these pas
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from itertools import chain
 from operator import itemgetter
 from typing import Any
 
-import numpy as np
-
-from graphwright.core.link_evidence import CANONICAL_PMID
+from graphwright.core.link_evidence import Pmids, read_pmids
 from graphwright.core.link_table import NO_LABEL
 from graphwright.core.merge_values import canonical_json, hash_key
 
 _LINK_PARTS = frozenset({"source", "target", "label", "evidence"})
 _PARTS = tuple(map(itemgetter, ("source", "target", "label", "evidence")))
 _node_id = itemgetter("id")
-_CANONICAL_PMIDS = re.compile(rf"(?:{CANONICAL_PMID}\n)*")
 
 
 @dataclass(slots=True)
@@ -32,8 +27,7 @@ class Links:
     labels: tuple[Any, ...]  # as given (NO_LABEL when absent)
     kinds: tuple[Any, ...] | list[Any]  # the label part of the link keys (and primary source)
     evidence: tuple[Any, ...]
-    # every evidence is a list of `PMID:<digits>` strings: the PMIDs, one list after another
-    pmids: np.ndarray | None
+    pmids: Pmids | None  # when every evidence is a list of `PMID:<digits>` strings
     unusual: list[int]  # positions of links with an unusual label or fields besides the four
 
 
@@ -50,7 +44,7 @@ def read_links(links: list[Any], *, key_by_source: bool) -> Links:
     if key_by_source:
         primary = map(primary_knowledge_source, links)
         kinds = list(zip(kinds, primary, strict=True))
-    return Links(sources, targets, labels, kinds, evidence, _canonical_pmids(evidence), unusual)
+    return Links(sources, targets, labels, kinds, evidence, read_pmids(evidence), unusual)
 
 
 def plain_node_ids(nodes: list[Any], read: Links) -> list[str] | None:
@@ -97,23 +91,6 @@ def _label_key(label: Any) -> Any:
     if label is NO_LABEL or not label:
         return ""
     return hash_key(label)
-
-
-def _canonical_pmids(evidence: tuple[Any, ...]) -> np.ndarray | None:
-    """If every evidence is a list of canonical PMID strings (`PMID:<digits>`), their numbers
-    in order; checked with one regular expression over all the items joined."""
-    if set(map(type, evidence)) - {list}:
-        return None
-    items = list(chain.from_iterable(evidence))
-    if not items:
-        return np.empty(0, dtype=np.int64)
-    try:
-        text = "\n".join(items)
-    except TypeError:
-        return None
-    if text.count("\n") != len(items) - 1 or not _CANONICAL_PMIDS.fullmatch(text + "\n"):
-        return None
-    return np.array(text.replace("PMID:", "").split("\n"), dtype=np.int64)
 
 
 def primary_knowledge_source(link: Any) -> str | None:
