@@ -61,7 +61,10 @@ browser:
 		|| echo "chromium could not be installed: the browser tests will be skipped"; \
 	else echo "chromium/chromium-driver missing and not installable: browser tests will be skipped"; fi
 
-test: lint inspector conformance browser
+# The Python install and the three downloads run side by side: most of their time is waiting
+# on the network, and `make test` must stay well inside CI's 20 minutes.
+test:
+	$(MAKE) --jobs=4 --output-sync=target lint inspector conformance browser
 	@if $(BIN)/python -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
 		echo "PostgreSQL answers: testing on SQLite and PostgreSQL"; \
 		export GRAPHWRIGHT_TEST_DATABASE_URL=$(PG_URL); \

@@ -23,8 +23,8 @@ from graphwright.graphmode.service import GraphService
 from tests.conftest import free_port
 
 WRITERS = 8
-# 800 writes race plenty; each If-Match increment retries against 7 busy writers, so it is slow.
-OPS_PER_WRITER = 100
+# 400 writes race plenty; each If-Match increment retries against 7 busy writers, so it is slow.
+OPS_PER_WRITER = 50
 BASE = "/api/graph/busy"
 
 
