@@ -151,7 +151,7 @@ class LinkEvidence:
         loosening = {at[position] for position in given if not _canonical(items[position])}
         self._loosen(sorted(loosening - self.loose.keys()))
         rowed = [position for position in given if at[position] not in self.loose]
-        self._unite_loosely(links, evidence, [p for p in given if at[p] in self.loose])
+        self._unite_loosely(links, evidence, [pos for pos in given if at[pos] in self.loose])
         owners = [at[position] for position in rowed for _ in items[position]]
         numbers = [int(item[5:]) for position in rowed for item in items[position]]
         self._add(np.array(owners, dtype=np.int64), np.array(numbers, dtype=np.int64))
@@ -181,7 +181,7 @@ class LinkEvidence:
         if not links:
             return
         rows, owners = self._rows_of(np.array(links, dtype=np.int64))
-        texts = list(map(pmid_text, self._pmid.array[rows].tolist()))
+        texts = list(map(_pmid_text, self._pmid.array[rows].tolist()))
         items: dict[int, list[str]] = {link: [] for link in links}
         for owner, text in zip(owners.tolist(), texts, strict=True):
             items[owner].append(text)
@@ -191,12 +191,7 @@ class LinkEvidence:
     def _rows_of(self, links: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The rows of these links' items, in first-seen order, and each row's link."""
         column = self._link.array
-        if self._by_link is None or len(column) - len(self._by_link[0]) > max(
-            _TAIL, len(self._by_link[0]) // 4
-        ):
-            order = np.argsort(column, kind="stable")
-            self._by_link = order, column[order]
-        order, owners = self._by_link
+        order, owners = self._sorted_by_link()
         lows = np.searchsorted(owners, links).tolist()
         highs = np.searchsorted(owners, links, "right").tolist()
         sorted_rows = [order[low:high] for low, high in zip(lows, highs, strict=True)]
@@ -205,6 +200,16 @@ class LinkEvidence:
         owners = column[rows]
         live = owners != DROPPED  # rows dropped since the sort
         return rows[live], owners[live]
+
+    def _sorted_by_link(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows in order of their links, and those links, sorted again once the rows
+        appended since the last sort are many (`_rows_of` searches those in full)."""
+        column = self._link.array
+        sorted_rows = 0 if self._by_link is None else len(self._by_link[0])
+        if self._by_link is None or len(column) - sorted_rows > max(_TAIL, len(column) // 4):
+            order = np.argsort(column, kind="stable")
+            self._by_link = order, column[order]
+        return self._by_link
 
     def _drop(self, rows: np.ndarray) -> None:
         self._index.remove(rows, self._keys())
@@ -229,16 +234,16 @@ class GroupedEvidence:
         if loose is not None:
             return loose
         start, stop = self.offsets[link : link + 2].tolist()
-        return tuple(map(pmid_text, self.pmids[start:stop].tolist()))
+        return tuple(map(_pmid_text, self.pmids[start:stop].tolist()))
 
     def lists(self, start: int, stop: int) -> list[list[str]]:
         """The evidence lists of links `start:stop` (a loose link's list is empty here)."""
         bounds = self.offsets[start : stop + 1]
-        texts = list(map(pmid_text, self.pmids[bounds[0] : bounds[-1]].tolist()))
+        texts = list(map(_pmid_text, self.pmids[bounds[0] : bounds[-1]].tolist()))
         return [texts[low:high] for low, high in pairwise((bounds - bounds[0]).tolist())]
 
 
-def pmid_text(number: int) -> str:
+def _pmid_text(number: int) -> str:
     return f"PMID:{number}"
 
 
