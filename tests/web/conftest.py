@@ -34,7 +34,7 @@ from graphwright.app import create_app
 from graphwright.settings import Settings
 from graphwright.web import register_pages
 from graphwright.web.context import WebContext
-from tests.conftest import BACKENDS, free_port, pg_schema_url, serve_in_thread
+from tests.conftest import free_port, serve_in_thread
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -61,16 +61,12 @@ def mcp_config(home: Path, servers: dict[str, Any] | None = None) -> Path:
     return path
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def module_database_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    """An empty database for a whole module, once per backend under test."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path_factory.mktemp('web-db') / 'test.db'}"
-        return
-    with pg_schema_url() as url:
-        yield url
+@pytest.fixture(scope="module")
+def module_database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """An empty SQLite database for a whole browser module. What a page shows does not depend on
+    the SQL backend: the services and the API under the pages are tested on both backends, and
+    each browser module run again on PostgreSQL cost the suite its whole run time again."""
+    return f"sqlite:///{tmp_path_factory.mktemp('web-db') / 'test.db'}"
 
 
 @dataclass
@@ -220,13 +216,12 @@ def mcp_servers() -> dict[str, Any]:
 
 
 @pytest_asyncio.fixture
-async def simulated(
-    database_url: str, tmp_path: Path, mcp_servers: dict[str, Any]
-) -> AsyncIterator[Simulated]:
-    """The pages on a real app's services, driven by NiceGUI's `User` (no browser)."""
+async def simulated(tmp_path: Path, mcp_servers: dict[str, Any]) -> AsyncIterator[Simulated]:
+    """The pages on a real app's services, driven by NiceGUI's `User` (no browser), on SQLite
+    for the reason `module_database_url` gives."""
     settings = Settings(
         home=tmp_path,
-        database_url=database_url,
+        database_url=f"sqlite:///{tmp_path / 'test.db'}",
         offline=True,
         model=None,
         mcp_config=mcp_config(tmp_path, mcp_servers),

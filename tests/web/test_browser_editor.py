@@ -32,13 +32,6 @@ from tests.web.conftest import LiveUI
 pytestmark = pytest.mark.timeout(300)
 
 
-@pytest.fixture(scope="module")
-def module_database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """SQLite only: what the editor show does not depend on the SQL backend (the services'
-    own tests run on both), and each browser module costs the suite its run time again."""
-    return f"sqlite:///{tmp_path_factory.mktemp('web-db') / 'test.db'}"
-
-
 NODES = [
     ("HGNC:11998", "TP53", "gene", 0, 0),
     ("HGNC:1100", "BRCA1", "gene", 300, 0),

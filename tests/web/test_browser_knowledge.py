@@ -17,13 +17,6 @@ from tests.web.conftest import SCREENSHOTS, LiveUI
 pytestmark = pytest.mark.timeout(300)
 
 
-@pytest.fixture(scope="module")
-def module_database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """SQLite only: what the knowledge pages show does not depend on the SQL backend (the services'
-    own tests run on both), and each browser module costs the suite its run time again."""
-    return f"sqlite:///{tmp_path_factory.mktemp('web-db') / 'test.db'}"
-
-
 ASPIRIN = {
     "@context": "https://schema.org/",
     "@id": "http://purl.obolibrary.org/obo/CHEBI_15365",
