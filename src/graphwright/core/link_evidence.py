@@ -18,9 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from graphwright.core.column import Column
 from graphwright.core.merge_values import union_evidence
-from graphwright.core.row_index import Keys, RowIndex, first_occurrences
+from graphwright.core.row_index import KeyedRows
 
 # 18 digits at most, so that the number fits in an int64
 _CANONICAL_PMID = re.compile(r"PMID:[1-9][0-9]{0,17}")
@@ -89,9 +88,7 @@ class LinkEvidence:
     """Each link's evidence items in first-seen order (see the module's docstring)."""
 
     def __init__(self) -> None:
-        self._link = Column(np.int32)
-        self._pmid = Column(np.int64)
-        self._index = RowIndex()  # (link, PMID) -> row
+        self._rows = KeyedRows(np.int32, np.int64)  # (link, PMID) of each item
         self.loose: dict[int, tuple[Any, ...]] = {}  # link -> all its evidence, not as rows
         self._by_link: tuple[np.ndarray, np.ndarray] | None = None  # rows sorted by link
 
@@ -105,11 +102,11 @@ class LinkEvidence:
         owners = np.repeat(links, counts)
         if self.loose:
             loose = np.fromiter(self.loose, dtype=np.int64, count=len(self.loose))
-            held = np.isin(owners, loose)
-            if held.any():
-                given = np.isin(links, loose) & (counts > 0)
+            given = np.isin(links, loose) & (counts > 0)
+            if given.any():
                 self._unite_loosely(links, evidence, np.flatnonzero(given).tolist())
-                owners, pmids = owners[~held], pmids[~held]
+                rowed = np.repeat(~given, counts)
+                owners, pmids = owners[rowed], pmids[rowed]
         self._add(owners, pmids)
 
     def fold(self, kept: list[int], others: list[int]) -> None:
@@ -128,20 +125,20 @@ class LinkEvidence:
         ranks = np.fromiter(map(rank.__getitem__, owners.tolist()), np.int64, len(owners))
         order = np.argsort(ranks, kind="stable")  # each other's rows in turn, in first-seen order
         rows, new_owners = rows[order], np.array(kept, dtype=np.int64)[ranks[order]]
-        pmids = self._pmid.array[rows]
+        pmids = self._rows.columns[1][rows]
         self._drop(rows)
         self._add(new_owners, pmids)
 
     def grouped(self, links: int) -> GroupedEvidence:
         """Every link's evidence, grouped by link for output (a snapshot); `links`: how many
         links the table holds."""
-        column = self._link.array
+        column, pmids = self._rows.columns
         order = np.argsort(column, kind="stable")
         owners = column[order]
         live = int(np.searchsorted(owners, 0))  # dropped rows sort first
         offsets = np.zeros(links + 1, dtype=np.int64)
         np.cumsum(np.bincount(owners[live:], minlength=links), out=offsets[1:])
-        return GroupedEvidence(self._pmid.array[order[live:]], offsets, self.loose)
+        return GroupedEvidence(pmids[order[live:]], offsets, self.loose)
 
     def _merge_any(self, links: np.ndarray, evidence: Sequence[Any]) -> None:
         """Evidence of any shape: links given anything but canonical PMIDs keep tuples."""
@@ -163,25 +160,15 @@ class LinkEvidence:
 
     def _add(self, owners: np.ndarray, pmids: np.ndarray) -> None:
         """Rows for the items (`owners[i]` has PMID `pmids[i]`) not held yet, in order."""
-        if not len(owners):
-            return
-        keys = (owners, pmids)
-        new = np.flatnonzero(self._index.find(keys, self._keys()) < 0)
-        if not len(new):
-            return
-        firsts, _ = first_occurrences((owners[new], pmids[new]))
-        added = new[firsts]
-        start = len(self._link)
-        self._link.extend(owners[added])
-        self._pmid.extend(pmids[added])
-        self._index.insert(np.arange(start, len(self._link)), self._keys())
+        if len(owners):
+            self._rows.upsert((owners, pmids))
 
     def _loosen(self, links: list[int]) -> None:
         """These links keep their evidence as tuples from now on."""
         if not links:
             return
         rows, owners = self._rows_of(np.array(links, dtype=np.int64))
-        texts = list(map(_pmid_text, self._pmid.array[rows].tolist()))
+        texts = list(map(_pmid_text, self._rows.columns[1][rows].tolist()))
         items: dict[int, list[str]] = {link: [] for link in links}
         for owner, text in zip(owners.tolist(), texts, strict=True):
             items[owner].append(text)
@@ -190,7 +177,7 @@ class LinkEvidence:
 
     def _rows_of(self, links: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The rows of these links' items, in first-seen order, and each row's link."""
-        column = self._link.array
+        column = self._rows.columns[0]
         order, owners = self._sorted_by_link()
         lows = np.searchsorted(owners, links).tolist()
         highs = np.searchsorted(owners, links, "right").tolist()
@@ -204,7 +191,7 @@ class LinkEvidence:
     def _sorted_by_link(self) -> tuple[np.ndarray, np.ndarray]:
         """The rows in order of their links, and those links, sorted again once the rows
         appended since the last sort are many (`_rows_of` searches those in full)."""
-        column = self._link.array
+        column = self._rows.columns[0]
         sorted_rows = 0 if self._by_link is None else len(self._by_link[0])
         if self._by_link is None or len(column) - sorted_rows > max(_TAIL, len(column) // 4):
             order = np.argsort(column, kind="stable")
@@ -212,11 +199,8 @@ class LinkEvidence:
         return self._by_link
 
     def _drop(self, rows: np.ndarray) -> None:
-        self._index.remove(rows, self._keys())
-        self._link.array[rows] = DROPPED
-
-    def _keys(self) -> Keys:
-        return self._link.array, self._pmid.array
+        self._rows.unindex(rows)
+        self._rows.columns[0][rows] = DROPPED
 
 
 @dataclass(frozen=True, slots=True)

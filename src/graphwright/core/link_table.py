@@ -3,8 +3,8 @@
 A million links held as dicts and tuples would make every full pass of Python's cyclic garbage
 collector walk all of them, in whatever code the process runs next. numpy columns are invisible
 to it. A link's key is its source and target node indexes and its kind, which numbers the link's
-label (with `key_by_source`, its label and primary knowledge source); a `RowIndex` finds links by
-key.
+label (with `key_by_source`, its label and primary knowledge source); `KeyedRows` hold the keys
+and find links by them.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from graphwright.core.column import Column
 from graphwright.core.link_evidence import GroupedEvidence, LinkEvidence, Pmids
 from graphwright.core.merge_values import (
     CONFLICTS,
@@ -25,7 +24,7 @@ from graphwright.core.merge_values import (
     merge_properties,
     owned,
 )
-from graphwright.core.row_index import Keys, RowIndex, first_occurrences, keys_of
+from graphwright.core.row_index import KeyedRows, Keys, first_occurrences, keys_of
 
 LINK_FIXED = frozenset({"source", "target", "label", "evidence", PROVENANCE, CONFLICTS})
 NO_LABEL = object()  # a link given without a `label` field
@@ -42,13 +41,10 @@ class LinkTable:
     """Links by index, in first-seen order; a link folded into another keeps its index."""
 
     def __init__(self) -> None:
-        self._index = RowIndex()  # (source, target, kind) -> link index
+        # int32: no graph held in memory comes near 2**31 nodes or kinds
+        self._rows = KeyedRows(np.int32, np.int32, np.int32)  # (source, target, kind) by link
         self._kind_of: dict[Hashable, int] = {}
         self._kind_labels: list[Any] = []  # kind number -> the label part of its links' keys
-        # int32: no graph held in memory comes near 2**31 nodes or kinds
-        self._source = Column(np.int32)
-        self._target = Column(np.int32)
-        self._kind = Column(np.int32)
         self._evidence = LinkEvidence()
         self._labels: dict[int, Any] = {}  # a label not stored as its kind's (absent, empty, ...)
         self._fields: dict[int, Record] = {}  # fields besides the four, and conflicts
@@ -58,7 +54,7 @@ class LinkTable:
         self._adjacent: dict[int, list[int]] | None = None
 
     def __len__(self) -> int:
-        return len(self._source)
+        return len(self._rows)
 
     @property
     def live_count(self) -> int:
@@ -75,16 +71,7 @@ class LinkTable:
             np.asarray(targets, dtype=np.int32),
             self._kind_numbers(kinds),
         )
-        found = self._index.find(keys, self._keys())
-        new = np.flatnonzero(found < 0)
-        if not len(new):
-            return found, start
-        firsts, number = first_occurrences(tuple(part[new] for part in keys))
-        added = new[firsts]  # a new link repeated in this result: its first place
-        for column, part in zip((self._source, self._target, self._kind), keys, strict=True):
-            column.extend(part[added])
-        self._index.insert(np.arange(start, len(self)), self._keys())
-        found[new] = start + number
+        found = self._rows.upsert(keys)
         if self._adjacent is not None:
             self._index_adjacent(self._adjacent, range(start, len(self)))
         return found, start
@@ -109,20 +96,20 @@ class LinkTable:
         """Links touching node `other` now touch node `kept`; links that become one fold."""
         adjacent = self._adjacency()
         touching = adjacent.pop(other, [])
-        source, target = self._source.array, self._target.array
+        source, target, _ = self._rows.columns
         live = dict.fromkeys(index for index in touching if index not in self.folded)
         links = np.fromiter(live, dtype=np.int64, count=len(live))
         links = links[(source[links] == other) | (target[links] == other)]
-        self._index.remove(links, self._keys())
+        self._rows.unindex(links)
         for column in (source, target):
             ends = column[links]
             ends[ends == other] = kept
             column[links] = ends
-        keys = keys_of(links, self._keys())
-        found = self._index.find(keys, self._keys())
+        keys = keys_of(links, self._rows.columns)
+        found = self._rows.find(keys)
         firsts, number = first_occurrences(keys)
         # of the links that now share a key no stored link has, the first one is indexed
-        self._index.insert(links[firsts[found[firsts] < 0]], self._keys())
+        self._rows.index(links[firsts[found[firsts] < 0]])
         into = np.where(found >= 0, found, links[firsts[number]])
         # a link already stored under the new key absorbs the others
         folding = into != links
@@ -168,9 +155,9 @@ class LinkTable:
     ) -> Record:
         """One link as a seed link, whatever its shape."""
         items = evidence.of(index)
-        link = {"source": names[self._source.array[index]],
-                "target": names[self._target.array[index]],
-                "label": self._labels.get(index, self._kind_labels[self._kind.array[index]]),
+        source, target, kind = (int(column[index]) for column in self._rows.columns)
+        link = {"source": names[source], "target": names[target],
+                "label": self._labels.get(index, self._kind_labels[kind]),
                 "evidence": list(items) if fresh else items}  # fmt: skip
         if link["label"] is NO_LABEL:
             del link["label"]
@@ -194,11 +181,7 @@ class LinkTable:
     def arrays(self, start: int, stop: int) -> Keys:
         """Source and target node indexes and kind numbers of links `start:stop` (read-only
         use: views of the columns)."""
-        return (
-            self._source.array[start:stop],
-            self._target.array[start:stop],
-            self._kind.array[start:stop],
-        )
+        return tuple(column[start:stop] for column in self._rows.columns)
 
     def grouped_evidence(self) -> GroupedEvidence:
         """Every link's evidence, grouped by link for output."""
@@ -216,9 +199,6 @@ class LinkTable:
             number = self._kind_of[kind] = len(self._kind_labels)
             self._kind_labels.append(kind[0] if type(kind) is tuple else kind)
         return number
-
-    def _keys(self) -> Keys:
-        return self._source.array, self._target.array, self._kind.array
 
     def _fold(self, kept: int, other: int) -> None:
         """Link `other` joins link `kept` (their evidence: `LinkEvidence.fold`)."""
@@ -239,7 +219,7 @@ class LinkTable:
         return self._adjacent
 
     def _index_adjacent(self, adjacent: dict[int, list[int]], indexes: Iterable[int]) -> None:
-        source, target = self._source.array, self._target.array
+        source, target, _ = self._rows.columns
         for index in indexes:
             ends = int(source[index]), int(target[index])
             adjacent.setdefault(ends[0], []).append(index)

@@ -11,7 +11,11 @@ int per row.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+
+from graphwright.core.column import Column
 
 EMPTY, REMOVED = -1, -2  # slots holding no row: never used, or whose row was removed
 _MIN_SLOTS = 1 << 10
@@ -104,6 +108,48 @@ class RowIndex:
 
     def _next(self, slots: np.ndarray) -> np.ndarray:
         return (slots + 1) & (len(self._slots) - 1)
+
+
+class KeyedRows:
+    """Rows of integer key columns, one per distinct key, in first-seen order, found by key
+    through a `RowIndex` (the links by (source, target, kind); evidence by (link, PMID))."""
+
+    def __init__(self, *dtypes: Any) -> None:
+        self._columns = tuple(Column(dtype) for dtype in dtypes)
+        self._index = RowIndex()
+
+    def __len__(self) -> int:
+        return len(self._columns[0])
+
+    @property
+    def columns(self) -> Keys:
+        """The key columns (views: a row's key changes between `unindex` and `index`)."""
+        return tuple(column.array for column in self._columns)
+
+    def find(self, keys: Keys) -> np.ndarray:
+        """The row of each key, -1 where no row has it."""
+        return self._index.find(keys, self.columns)
+
+    def upsert(self, keys: Keys) -> np.ndarray:
+        """The row of each key, rows for new keys appended in first-seen order."""
+        found = self.find(keys)
+        new = np.flatnonzero(found < 0)
+        if len(new):
+            firsts, number = first_occurrences(tuple(part[new] for part in keys))
+            start = len(self)
+            for column, part in zip(self._columns, keys, strict=True):
+                column.extend(part[new[firsts]])  # a key repeated in `keys`: its first place
+            self._index.insert(np.arange(start, len(self)), self.columns)
+            found[new] = start + number
+        return found
+
+    def unindex(self, rows: np.ndarray) -> None:
+        """Forget rows whose keys are about to change (or that are dropped)."""
+        self._index.remove(rows, self.columns)
+
+    def index(self, rows: np.ndarray) -> None:
+        """Index rows whose keys are distinct and not indexed yet."""
+        self._index.insert(rows, self.columns)
 
 
 def keys_of(rows: np.ndarray, columns: Keys) -> Keys:
