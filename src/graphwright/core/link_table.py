@@ -96,6 +96,8 @@ class LinkTable:
         """Links touching node `other` now touch node `kept`; links that become one fold."""
         adjacent = self._adjacency()
         touching = adjacent.pop(other, [])
+        if not touching:  # a node without links (nodes files merged before their edges)
+            return
         source, target, _ = self._rows.columns
         live = dict.fromkeys(index for index in touching if index not in self.folded)
         links = np.fromiter(live, dtype=np.int64, count=len(live))
