@@ -94,23 +94,28 @@ def write_json(merge: BatchMerge, path: Path) -> None:
 
 
 def _write_items(
-    write: Callable[[bytes | pa.Buffer], None], batches: Iterator[pa.StringArray]
+    write: Callable[[bytes | pa.StringArray], None], batches: Iterator[pa.StringArray]
 ) -> None:
-    """Each batch's texts joined in Arrow, one write per batch: no Python string per item."""
+    """Each batch of texts is one write, joined in Arrow: no Python string per item."""
     separator = b"\n    "
     for texts in batches:
         if not len(texts):
             continue
-        joined = pc.binary_join(pa.ListArray.from_arrays([0, len(texts)], texts), ",\n    ")
         write(separator)
-        write(joined[0].as_buffer())
+        write(texts)
         separator = b",\n    "
+
+
+def _joined(texts: pa.StringArray) -> pa.Buffer:
+    return pc.binary_join(pa.ListArray.from_arrays([0, len(texts)], texts), ",\n    ")[
+        0
+    ].as_buffer()
 
 
 class _WritingBehind:
     """Writes to `stream` in order, in a thread of its own, at most `_PENDING` writes behind:
-    copying a batch into the file overlaps DuckDB sorting the next one (1M/5M, 3 GB of JSON:
-    7 s against 11 s). A failed write is raised by a later call, or on leaving."""
+    joining a batch's texts and copying them into the file overlap DuckDB sorting the next
+    ones. A failed write is raised by a later call, or on leaving."""
 
     _PENDING = 8
 
@@ -119,10 +124,13 @@ class _WritingBehind:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="graph-writer")
         self._pending: deque[Future[int]] = deque()
 
-    def __call__(self, data: bytes | pa.Buffer) -> None:
-        self._pending.append(self._pool.submit(self._stream.write, data))
+    def __call__(self, data: bytes | pa.StringArray) -> None:
+        self._pending.append(self._pool.submit(self._write, data))
         if len(self._pending) > self._PENDING:
             self._pending.popleft().result()
+
+    def _write(self, data: bytes | pa.StringArray) -> int:
+        return self._stream.write(data if isinstance(data, bytes) else _joined(data))
 
     def __enter__(self) -> _WritingBehind:
         return self

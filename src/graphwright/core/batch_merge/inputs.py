@@ -264,7 +264,7 @@ def edge_select(source: Source, file_no: int, fields: Fields) -> str:
         values["edge_label"] = plain["edge_label"].json
     edge_id = plain.get("id")
     if edge_id is not None:
-        values["id"] = _own_link_id(edge_id.json)
+        values["id"] = _own_link_id(edge_id)
     _restore(values, restored)
     evidence = values.pop("evidence", None)
     evidence_list = evidence_items(plain.get("publications", Value("NULL")))
@@ -293,12 +293,12 @@ def edge_select(source: Source, file_no: int, fields: Fields) -> str:
     )
 
 
-def _own_link_id(edge_id: str) -> str:
+def _own_link_id(edge_id: Value) -> str:
     """An edge's id unless it is empty or one graphwright made up (`kgx.link_from_record`)."""
+    text = string_of(edge_id)
     return (
-        f"CASE WHEN json_type({edge_id}) = 'VARCHAR' AND ({edge_id})::JSON->>'$' <> '' "
-        f"AND NOT regexp_full_match(({edge_id})::JSON->>'$', '{AUTO_LINK_PREFIX}[0-9]+') "
-        f"THEN {edge_id} END"
+        f"CASE WHEN {text} <> '' AND NOT regexp_full_match({text}, '{AUTO_LINK_PREFIX}[0-9]+') "
+        f"THEN {edge_id.json} END"
     )
 
 
