@@ -25,12 +25,6 @@ def ints(values: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
 
 
-def flags(values: np.ndarray) -> pa.Array:
-    """A numpy bool array as an Arrow boolean array (its bits packed, lowest first)."""
-    bits = np.packbits(values, bitorder="little")
-    return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
-
-
 def fixed_rows(rows: np.ndarray) -> pa.Array:
     """Each row of a contiguous 2-d array as one fixed-size binary value (for hashing rows)."""
     rows = np.ascontiguousarray(rows)

@@ -24,7 +24,6 @@ from orjson import dumps
 from graphwright.core.arrow_columns import (
     POOL,
     binaries,
-    flags,
     ints,
     offsets_of,
     sliced_binaries,
@@ -37,10 +36,10 @@ from graphwright.core.merge_values import PROVENANCE, Record
 
 _SLICE = 50_000  # links joined at a time: Arrow's memory for one slice is reused by the next
 _NOTHING = binaries([b""])[0]  # the separator of joined pieces
-# the pieces of evidence lists: `["PMID:1","PMID:2"],` and `[],`
-_FIRST_PMID, _NEXT_PMID, _LIST_END, _EMPTY_LIST = binaries(
-    [b'["PMID:', b'","PMID:', b'"],', b"[],"]
-)
+# the pieces of evidence lists, `["PMID:1","PMID:2"],` and `[],`: the opening and closing
+# of an empty list (0) and of one that is not (1), and what goes between two PMIDs
+_OPENINGS, _CLOSINGS = binaries([b"[", b'["PMID:']), binaries([b"],", b'"],'])
+_NEXT_PMID = binaries([b'","PMID:'])[0]
 
 
 def graph_json(nodes: bytes, links: Iterable[bytes | pa.Buffer], xrefs: list[Any]) -> bytes:
@@ -105,11 +104,15 @@ def links_json(
     for start in range(0, len(table), _SLICE):
         stop = min(start + _SLICE, len(table))
         sources, targets, kinds = table.arrays(start, stop)
+        bounds = evidence.offsets[start : stop + 1]
+        listed = (bounds[1:] > bounds[:-1]).astype(np.int64)
         joined = pc.binary_join_element_wise(
             take(starts, sources),
             take(ends, targets),
             take(labels, kinds),
-            _evidence_lists(evidence, start, stop),
+            take(_OPENINGS, listed),
+            _joined_pmids(evidence, bounds),
+            take(_CLOSINGS, listed),
             take(tails, provenance.of_item[start:stop]),
             _NOTHING,
             memory_pool=POOL,
@@ -119,17 +122,12 @@ def links_json(
                                        evidence, start)  # fmt: skip
 
 
-def _evidence_lists(evidence: GroupedEvidence, start: int, stop: int) -> pa.Array:
-    """The evidence of links `start:stop` as JSON lists, each followed by a comma (a loose
-    link's list is empty here: it is a special link)."""
-    bounds = evidence.offsets[start : stop + 1]
+def _joined_pmids(evidence: GroupedEvidence, bounds: np.ndarray) -> pa.Array:
+    """The numbers of each link's PMIDs (rows `bounds[i]:bounds[i + 1]`) written as text and
+    joined by `","PMID:` (a loose link's are none here: it is a special link)."""
     numbers = pc.cast(ints(evidence.pmids[bounds[0] : bounds[-1]]), pa.large_string())
     lists = pa.LargeListArray.from_arrays(ints(bounds - bounds[0]), numbers.cast(pa.large_binary()))
-    joined = pc.binary_join(lists, _NEXT_PMID, memory_pool=POOL)
-    written = pc.binary_join_element_wise(
-        _FIRST_PMID, joined, _LIST_END, _NOTHING, memory_pool=POOL
-    )
-    return pc.if_else(flags(bounds[1:] > bounds[:-1]), written, _EMPTY_LIST, memory_pool=POOL)
+    return pc.binary_join(lists, _NEXT_PMID, memory_pool=POOL)
 
 
 def _with_special_links(
