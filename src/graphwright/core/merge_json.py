@@ -78,7 +78,7 @@ def nodes_json(records: list[Record], provenance: Provenance, indexes: np.ndarra
     offsets = np.empty(len(records) + 1, dtype=np.int64)
     offsets[0] = 1
     offsets[1:] = cuts
-    tails = binaries([b',"provenance":%b' % ids for ids in provenance.json_lists()])
+    tails = provenance.json_lists(b',"provenance":', b"")
     joined = pc.binary_join_element_wise(
         sliced_binaries(text, offsets),
         take(tails, provenance.of_item[indexes]),
@@ -98,7 +98,7 @@ def links_json(
     source_key, target_key = binaries([b'{"source":', b'"target":'])
     starts = pc.binary_join_element_wise(source_key, ends, target_key, _NOTHING)
     labels = binaries(list(map(_label_part, table.kind_labels)))
-    tails = binaries([b'"provenance":%b},' % ids for ids in provenance.json_lists()])
+    tails = provenance.json_lists(b'"provenance":', b"},")
     special = np.array(sorted(table.special), dtype=np.int64)
     evidence = table.grouped_evidence()
     for start in range(0, len(table), _SLICE):
