@@ -107,9 +107,9 @@ def _write_items(
 
 
 def _joined(texts: pa.StringArray) -> pa.Buffer:
-    return pc.binary_join(pa.ListArray.from_arrays([0, len(texts)], texts), ",\n    ")[
-        0
-    ].as_buffer()
+    """A batch's texts as one buffer, an item per line."""
+    lists = pa.ListArray.from_arrays([0, len(texts)], texts)
+    return pc.binary_join(lists, ",\n    ")[0].as_buffer()
 
 
 class _WritingBehind:
