@@ -146,6 +146,8 @@ class BatchMerge:
             self.step = "nodes"
             plain.result()
         self._nodes_out()
+        # the node rows leave their memory to the links
+        self._drop_tables_but("edge_rows", "ids", "leaders", "nodes_out")
         self.step = "links"
         self.link_count = merge_links(
             self.con,
@@ -155,10 +157,14 @@ class BatchMerge:
             xref_equivalence=self.xref_equivalence,
         )
         # what the result is read from stays; the rest leaves its memory to the reading
-        for (table,) in self.con.execute("SELECT table_name FROM duckdb_tables()").fetchall():
-            if table not in ("nodes_out", "xref_out") and not table.startswith("links_out_"):
-                self.con.execute(f"DROP TABLE {table}")
+        self._drop_tables_but("nodes_out", "xref_out")
         self.step = "done"
+
+    def _drop_tables_but(self, *kept: str) -> None:
+        """Drop every table but those named and the merged links' (`links_out_*`)."""
+        for (table,) in self.con.execute("SELECT table_name FROM duckdb_tables()").fetchall():
+            if table not in kept and not table.startswith("links_out_"):
+                self.con.execute(f"DROP TABLE {table}")
 
     @contextmanager
     def _one_thread(self) -> Iterator[None]:

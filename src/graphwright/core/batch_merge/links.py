@@ -58,8 +58,9 @@ def merge_links(
         "JOIN (SELECT DISTINCT label_no, label_out AS label FROM restored) USING (label_no)"
     )
     merged = merge_groups(
-        con, "links_out", rows, group, key, columns, result_ids, evidence=True, lookups=lookups
-    )
+        con, "links_out", rows, group, key, columns, result_ids,
+        evidence=True, lookups=lookups, consumed=("edge_rows", "link_ends"),
+    )  # fmt: skip
     _xref_links(con, xref_equivalence=xref_equivalence)
     return merged + con.execute("SELECT count(*) FROM xref_out").fetchone()[0]
 
