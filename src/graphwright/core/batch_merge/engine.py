@@ -146,7 +146,7 @@ class BatchMerge:
             self.step = "nodes"
             plain.result()
         self._nodes_out()
-        # the node rows leave their memory to the links
+        # what the links are made from stays; the node rows and the rest leave their memory
         self._drop_tables_but("edge_rows", "ids", "leaders", "nodes_out")
         self.step = "links"
         self.link_count = merge_links(

@@ -26,7 +26,7 @@ def merge_links(
 ) -> int:
     """Create the view `links_out (ord, json)` with the merged links and the table `xref_out
     (ord, json)` with the xref links (from `nodes_out`); return how many links they hold
-    together."""
+    together. `edge_rows` is dropped once the links' rows are copied from it."""
     _restore_labels(con)
     _link_ends(con)
     columns = dict(edge_fields.columns)
