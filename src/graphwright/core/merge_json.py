@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Iterator
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -78,7 +79,7 @@ def nodes_json(records: list[Record], provenance: Provenance, indexes: np.ndarra
     offsets = np.empty(len(records) + 1, dtype=np.int64)
     offsets[0] = 1
     offsets[1:] = cuts
-    tails = provenance.json_lists(b',"provenance":', b"")
+    tails = _provenance_lists(provenance, b',"provenance":', b"")
     joined = pc.binary_join_element_wise(
         sliced_binaries(text, offsets),
         take(tails, provenance.of_item[indexes]),
@@ -98,7 +99,7 @@ def links_json(
     source_key, target_key = binaries([b'{"source":', b'"target":'])
     starts = pc.binary_join_element_wise(source_key, ends, target_key, _NOTHING)
     labels = binaries(list(map(_label_part, table.kind_labels)))
-    tails = provenance.json_lists(b'"provenance":', b"},")
+    tails = _provenance_lists(provenance, b'"provenance":', b"},")
     special = np.array(sorted(table.special), dtype=np.int64)
     evidence = table.grouped_evidence()
     for start in range(0, len(table), _SLICE):
@@ -184,3 +185,35 @@ def _meetings(text: bytes, close: bytes, opening: bytes) -> np.ndarray:
     commas = np.flatnonzero(data == ord(","))
     meet = (data[commas - 1] == ord(close)) & (data[commas + 1] == ord(opening))
     return commas[meet] - 1
+
+
+def _provenance_lists(provenance: Provenance, before: bytes, after: bytes) -> pa.Array:
+    """Each provenance entry's result ids as a JSON list, between `before` and `after`."""
+    if provenance.unique and all(type(entry) is bytes for entry in provenance.entries):
+        return _flagged_provenance_lists(provenance, before, after)
+    quoted = list(map(dumps, provenance.result_ids))
+    lists = []
+    for entry in provenance.entries:
+        if type(entry) is tuple:
+            listed = dumps(entry)
+        else:
+            ids = compress(quoted, entry)
+            listed = b"[%b]" % b",".join(ids if provenance.unique else dict.fromkeys(ids))
+        lists.append(before + listed + after)
+    return binaries(lists)
+
+
+def _flagged_provenance_lists(provenance: Provenance, before: bytes, after: bytes) -> pa.Array:
+    """`_provenance_lists` when every entry is flags and no id repeats: each entry's flagged
+    positions pick the quoted ids, and Arrow joins them (the nodes' 47k and the links' 23k
+    entries of the merge benchmark: 39 and 11 ms, against 118 and 52 ms entry by entry)."""
+    adds, entries = len(provenance.result_ids), provenance.entries
+    flags = np.frombuffer(b"".join(entries), dtype=np.uint8).reshape(-1, max(adds, 1))
+    entry_of, add_of = np.nonzero(flags[:, :adds])  # by entry, then add: first-seen order
+    bounds = np.zeros(len(entries) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(entry_of, minlength=len(entries)), out=bounds[1:])
+    quoted = take(binaries(list(map(dumps, provenance.result_ids))), add_of)
+    lists = pa.LargeListArray.from_arrays(ints(bounds), quoted)
+    opening, comma, closing = binaries([before + b"[", b",", b"]" + after])
+    joined = pc.binary_join(lists, comma, memory_pool=POOL)
+    return pc.binary_join_element_wise(opening, joined, closing, _NOTHING, memory_pool=POOL)

@@ -10,16 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from typing import TYPE_CHECKING
 
 import numpy as np
-from orjson import dumps
 
 from graphwright.core.link_table import Carried
 from graphwright.core.merge_values import PROVENANCE, Record
-
-if TYPE_CHECKING:  # pyarrow loads with the first output: the CLI and the app start without it
-    import pyarrow as pa
 
 
 def carry(
@@ -40,7 +35,7 @@ class Provenance:
 
     An entry is the flags of the adds that touched its items (bytes, one per add), or the ids
     themselves (tuple: items that carried ids of their own). Entries are decoded only as
-    asked: tuples for records, JSON lists for serialising."""
+    asked: tuples for records here, JSON lists for serialising in merge_json.py."""
 
     entries: list[bytes | tuple[str, ...]]
     of_item: np.ndarray
@@ -57,44 +52,6 @@ class Provenance:
     def decoded(self) -> list[tuple[str, ...]]:
         """Each entry's result ids."""
         return list(map(self._ids, self.entries))
-
-    def json_lists(self, before: bytes, after: bytes) -> pa.Array:
-        """Each entry's result ids as a JSON list, between `before` and `after` (an Arrow
-        binary array, by entry)."""
-        from graphwright.core.arrow_columns import binaries
-
-        if self.unique and all(type(entry) is bytes for entry in self.entries):
-            return self._flagged_json_lists(before, after)
-        quoted = list(map(dumps, self.result_ids))
-        lists = []
-        for entry in self.entries:
-            if type(entry) is tuple:
-                listed = dumps(entry)
-            else:
-                ids = compress(quoted, entry)
-                listed = b"[%b]" % b",".join(ids if self.unique else dict.fromkeys(ids))
-            lists.append(before + listed + after)
-        return binaries(lists)
-
-    def _flagged_json_lists(self, before: bytes, after: bytes) -> pa.Array:
-        """`json_lists` when every entry is flags and no id repeats: each entry's flagged
-        positions pick the quoted ids, and Arrow joins them (the nodes' 47k and the links' 23k
-        entries of the merge benchmark: 39 and 11 ms, against 118 and 52 ms entry by entry)."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        from graphwright.core.arrow_columns import POOL, binaries, ints, take
-
-        adds = len(self.result_ids)
-        flags = np.frombuffer(b"".join(self.entries), dtype=np.uint8).reshape(-1, max(adds, 1))
-        entry_of, add_of = np.nonzero(flags[:, :adds])  # by entry, then add: first-seen order
-        bounds = np.zeros(len(self.entries) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(entry_of, minlength=len(self.entries)), out=bounds[1:])
-        quoted = take(binaries(list(map(dumps, self.result_ids))), add_of)
-        lists = pa.LargeListArray.from_arrays(ints(bounds), quoted)
-        opening, comma, closing, nothing = binaries([before + b"[", b",", b"]" + after, b""])
-        joined = pc.binary_join(lists, comma, memory_pool=POOL)
-        return pc.binary_join_element_wise(opening, joined, closing, nothing, memory_pool=POOL)
 
     def _ids(self, entry: bytes | tuple[str, ...]) -> tuple[str, ...]:
         if type(entry) is tuple:
