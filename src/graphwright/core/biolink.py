@@ -160,6 +160,16 @@ def class_name(category: str) -> str | None:
     return _model().classes.get(curie)
 
 
+def nearest_main_class(category: str) -> str | None:
+    """The class's closest ancestor (itself included) among `MAIN_CLASSES`, or None."""
+    name = class_name(category)
+    if name is None:
+        return None
+    parents = _model().parents
+    mains = [main for main in MAIN_CLASSES if main in parents[name]]
+    return max(mains, key=lambda main: len(parents[main]), default=None)
+
+
 def id_prefixes(category: str) -> tuple[str, ...]:
     """The class's preferred id prefixes, best first (empty for an unknown class)."""
     name = class_name(category)
