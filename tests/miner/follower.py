@@ -175,7 +175,9 @@ class PromptFollower(GenericFakeChatModel):
     def _enrichment(self, prompt: str, messages: list[BaseMessage]) -> AIMessage:
         calls = {c["name"] for c in _calls(messages)}
         if "read_file" not in calls:
-            return self._say(_call("read_file", file_path=self._notes(prompt, "schema notes first:")))
+            return self._say(
+                _call("read_file", file_path=self._notes(prompt, "schema notes first:"))
+            )
         if "write_file" not in calls:
             content = orjson.dumps(self.candidate, option=orjson.OPT_INDENT_2).decode()
             return self._say(_call("write_file", file_path=self.candidate_path, content=content))
