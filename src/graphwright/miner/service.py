@@ -3,15 +3,15 @@ stopped for a person's decision, and resuming them (in this process or another).
 
 A run is the agent's graph streamed on its tag thread. It stops when the agent is done, when it
 reaches its iteration bound, or when it calls `dkg_publish_asset`: then its pending actions
-wait in the `miner_runs` row until a person decides, and `decide` resumes the graph from the
-checkpoint with `Command(resume={"decisions": [...]})`. Streaming a segment and recording what
-it came to is `segments.SegmentRunner`'s part.
+wait in the `miner_runs` row, each a publication request in the knowledge base's queue, until a
+person decides them (here or through any other door), and the graph resumes from the checkpoint
+with `Command(resume={"decisions": [...]})` (`queue.ApprovalQueue`). Streaming a segment and
+recording what it came to is `segments.SegmentRunner`'s part.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime, timedelta
@@ -21,35 +21,24 @@ import anyio
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
-from langgraph.types import Command
 
 from graphwright.auth.models import Principal
 from graphwright.auth.service import person
 from graphwright.db import Database
-from graphwright.errors import Conflict, InvalidInput, TooManyRequests
-from graphwright.knowledge.jsonld import checked_drafts
-from graphwright.knowledge.schemas import PublicationRequestView
+from graphwright.errors import Conflict, TooManyRequests
 from graphwright.knowledge.service import KnowledgeService
 from graphwright.llm import load_chat_model
 from graphwright.miner import tags as domain
-from graphwright.miner.actions import (
-    DECIDED,
-    already,
-    check_decisions,
-    pending_actions,
-    request_records,
-    resume_decisions,
-)
+from graphwright.miner.actions import check_decisions
 from graphwright.miner.agent_tools import MinerTools
 from graphwright.miner.memory import MemoryNotes
 from graphwright.miner.models import MinerRun, RunStatus
 from graphwright.miner.persistence import Persistence
-from graphwright.miner.publishable import BOOKKEEPING, publishable_document
+from graphwright.miner.queue import ApprovalQueue
 from graphwright.miner.repository import RunRepository
 from graphwright.miner.review import ActionReview, reviews_of
 from graphwright.miner.runs import LiveRun
 from graphwright.miner.schemas import (
-    PUBLISH_TOOL,
     Decision,
     MemoryNote,
     MemoryNoteContent,
@@ -67,13 +56,9 @@ from graphwright.miner.segments import (
     run_config,
     utc_now,
 )
-from graphwright.miner.signals import checked, tag_shapes
 from graphwright.miner.tavily import TavilyClient
-from graphwright.miner.validation import duplicate_keys
 from graphwright.settings import Settings
 from graphwright.sources.service import KnowledgeGraphService, LiteratureService
-
-logger = logging.getLogger(__name__)
 
 NEEDS_MODEL = (
     "The knowledge miner needs a language model, and none is configured. Set "
@@ -86,10 +71,6 @@ NEEDS_MODEL = (
 ABANDONED_AFTER = timedelta(hours=1)
 # Who a run started without a principal (the MCP tool over stdio) is recorded as started by.
 LOCAL_ACTOR = "mcp"
-# How often a server checks for publication requests another process decided (`kb approve`
-# against a shared database), and how many waiting runs at most each time.
-SWEEP_SECONDS = 5.0
-SWEEP_RUNS = 200
 
 
 class NoModel(Conflict):
@@ -131,11 +112,9 @@ class MinerService:
         self.tools = tools
         self.model = model
         self._segments = SegmentRunner(db, settings, tools)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._sweeper: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._resuming: dict[str, anyio.Lock] = {}
-        tools.knowledge.add_decision_listener(self._request_decided)
+        self._queue = ApprovalQueue(
+            db, tools.knowledge, self._segments, require_model=self._require_model, quiet=(NoModel,)
+        )
 
     @classmethod
     def from_settings(
@@ -155,16 +134,16 @@ class MinerService:
         return cls(db, settings, tools=tools, model=load_chat_model(settings.model))
 
     async def persistence(self) -> Persistence:
-        self._loop = asyncio.get_running_loop()
+        self._queue.attach()
         return await self._segments.persistence()
 
+    async def ensure_started(self) -> None:
+        """Once per server process: resume the runs decided while it was down, and those that
+        other processes decide from now on (see `queue.py`)."""
+        await self._queue.ensure_started()
+
     async def aclose(self) -> None:
-        self.tools.knowledge.remove_decision_listener(self._request_decided)
-        for task in [self._sweeper, *self._tasks]:
-            if task is not None:
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
-        self._sweeper = None
+        await self._queue.aclose()
         await self._segments.aclose()
 
     # -- runs ----------------------------------------------------------------------------------
@@ -266,9 +245,8 @@ class MinerService:
         return self.model
 
     # -- decisions -----------------------------------------------------------------------------
-    # Each publish that waits is a publication request in the knowledge base's one queue. A
-    # decision through any door (this service, the knowledge base's REST API and page, `kb
-    # approve`) decides the request; the run resumes once all its requests are decided.
+    # Each publish that waits is a publication request in the knowledge base's one queue
+    # (`queue.py`): a decision here decides the requests, and the run resumes from them.
 
     async def decide_as(
         self, run_id: str, decisions: Sequence[Decision], principal: Principal
@@ -304,108 +282,8 @@ class MinerService:
             raise Conflict(f"Run {run_id} has no action waiting for a decision{who}")
         pending = [PendingAction.model_validate(action) for action in run.pending]
         check_decisions(run_id, pending, decisions)
-        edits = {
-            action.id: await self._revalidated(run, action, decision)
-            for action, decision in zip(pending, decisions, strict=True)
-            if decision.edited_action is not None
-        }
-        for action, decision in zip(pending, decisions, strict=True):
-            await self._decide_request(action, decision, approver, edits.get(action.id))
-        return await self.resume_decided(run_id)
-
-    async def _revalidated(
-        self, run: RunRecord, action: PendingAction, decision: Decision
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """An edited publish as it will be published, and its request's new details: the
-        edit checked as the agent's candidates are, so what is published was validated."""
-        assert decision.edited_action is not None
-        if decision.edited_action.name != PUBLISH_TOOL:
-            raise InvalidInput(f"An edit may only change a {PUBLISH_TOOL} call")
-        edited = decision.edited_action.args.get("jsonld")
-        checked_drafts(edited)
-        request = await anyio.to_thread.run_sync(self._request_of, action)
-        details = dict(request.details or {})
-        candidate = {**edited, **{k: details[k] for k in BOOKKEEPING if k in details}}
-        shapes = await tag_shapes(
-            (await self.persistence()).store, domain.memory_tags(run.domain_tags)
-        )
-        _, signals = await checked(
-            candidate, knowledge=self.tools.knowledge, shapes=shapes, revision_of=action.revision_of
-        )
-        document = publishable_document(candidate)
-        keys = await anyio.to_thread.run_sync(duplicate_keys, document)
-        return document, {**details, "trustSignals": signals, "keys": keys, "edited": True}
-
-    def _request_of(self, action: PendingAction) -> PublicationRequestView:
-        if action.request_id is None:
-            raise Conflict(f"Action {action.id} has no publication request")
-        return self.tools.knowledge.get_request(action.request_id)
-
-    async def _decide_request(
-        self,
-        action: PendingAction,
-        decision: Decision,
-        approver: str,
-        edit: tuple[dict[str, Any], dict[str, Any]] | None,
-    ) -> None:
-        knowledge = self.tools.knowledge
-        request = await anyio.to_thread.run_sync(self._request_of, action)
-        if already(decision, request):
-            return
-        if decision.type == "reject":
-            reason = decision.message or "rejected"
-            await anyio.to_thread.run_sync(
-                lambda: knowledge.reject(request.id, by=approver, reason=reason)
-            )
-        elif edit is not None:
-            document, details = edit
-            await knowledge.approve(
-                request.id, approver=approver, content=document, revalidated=details
-            )
-        else:
-            await knowledge.approve(request.id, approver=approver)
-
-    async def resume_decided(self, run_id: str) -> LiveRun | None:
-        """Resume the run if every publication request it waits on is decided: its decisions
-        are read from the requests. The run resumed (here), or None when it still waits or
-        another process resumed it."""
-        async with self._resuming.setdefault(run_id, anyio.Lock()):
-            live = self._segments.live.get(run_id)
-            if live is not None:
-                return live
-            run = await anyio.to_thread.run_sync(self._get_record, run_id)
-            if run.status != RunStatus.WAITING or not run.pending:
-                return None
-            pending = [PendingAction.model_validate(action) for action in run.pending]
-            requests = [await anyio.to_thread.run_sync(self._request_of, a) for a in pending]
-            if any(request.status not in DECIDED for request in requests):
-                return None
-            model = self._require_model()
-            await self.persistence()
-            graph = self._segments.graph(model, run)
-            order = pending_actions(await graph.aget_state(run_config(run)))
-            records = request_records(pending, requests)
-            dropped = [d for d in run.decisions if d.get("dropped")]
-            decisions = resume_decisions(order, {r["actionId"]: r for r in [*dropped, *records]})
-            row = await anyio.to_thread.run_sync(self._take_decisions, run_id, pending, records)
-            if row is None:
-                return None
-            config = run_config(row, {a.id: a.request_id for a in pending if a.request_id})
-            return self._segments.launch(
-                row, graph, Command(resume={"decisions": decisions}), config
-            )
-
-    def _take_decisions(
-        self, run_id: str, pending: list[PendingAction], records: list[dict[str, Any]]
-    ) -> RunRecord | None:
-        with self._db.write() as session:
-            row = RunRepository(session).required(run_id, for_update=True)
-            waiting = [action["id"] for action in row.pending]
-            if row.status != RunStatus.WAITING or waiting != [a.id for a in pending]:
-                return None  # resumed meanwhile, by another process
-            row.decisions = [*row.decisions, *records]
-            row.pending, row.status, row.updated_at = [], RunStatus.RUNNING, utc_now()
-            return record(row)
+        await self._queue.decide(run, pending, decisions, approver)
+        return await self._queue.resume_decided(run_id)
 
     async def _stopped(self, run_id: str) -> RunView:
         """The run once it is no longer running (here, or in another process)."""
@@ -418,53 +296,6 @@ class MinerService:
                 await live.stopped.wait()
             else:
                 await asyncio.sleep(EVENT_FLUSH_SECONDS)
-
-    # -- one queue: decisions taken elsewhere -------------------------------------------------
-
-    async def ensure_started(self) -> None:
-        """Once per process: resume the runs whose requests were decided while no miner ran
-        (`kb approve` with the server stopped), and keep checking every SWEEP_SECONDS for
-        decisions another process took."""
-        self._loop = asyncio.get_running_loop()
-        if self._sweeper is None:
-            await self.resume_waiting()
-            self._sweeper = asyncio.create_task(self._sweep(), name="miner-decisions")
-
-    async def resume_waiting(self) -> None:
-        """Resume every waiting run whose requests are all decided."""
-        page = await anyio.to_thread.run_sync(
-            lambda: self.list_runs(status=RunStatus.WAITING, offset=0, limit=SWEEP_RUNS)
-        )
-        for run in page.runs:
-            await self._resume_quietly(run.id)
-
-    async def _sweep(self) -> None:
-        while True:
-            await asyncio.sleep(SWEEP_SECONDS)
-            await self.resume_waiting()
-
-    def _request_decided(self, request: PublicationRequestView) -> None:
-        """The knowledge base's listener: a request of a run was decided (maybe by another
-        door), so the run may resume. Called in the decider's thread; the work goes to the
-        event loop this service runs on."""
-        run_id = (request.details or {}).get("runId")
-        loop = self._loop
-        if not run_id or loop is None or loop.is_closed():
-            return
-        loop.call_soon_threadsafe(self._spawn_resume, str(run_id))
-
-    def _spawn_resume(self, run_id: str) -> None:
-        task = asyncio.get_running_loop().create_task(self._resume_quietly(run_id))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _resume_quietly(self, run_id: str) -> None:
-        try:
-            await self.resume_decided(run_id)
-        except NoModel:
-            logger.info("Run %s is decided and waits for a model to resume", run_id)
-        except Exception:
-            logger.exception("Could not resume run %s after its decisions", run_id)
 
     # -- reads ---------------------------------------------------------------------------------
 

@@ -47,4 +47,3 @@ async def checked(
     if isinstance(claimed, Mapping) and isinstance(claimed.get("confidence"), int | float):
         signals["modelConfidence"] = claimed["confidence"]
     return report, signals
-
