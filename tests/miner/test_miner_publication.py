@@ -16,6 +16,7 @@ from graphwright.knowledge.service import KnowledgeService
 from graphwright.miner.schemas import Decision, MinerRequest
 from tests.miner.conftest import MinerFactory
 from tests.miner.follower import PromptFollower
+from tests.miner.scripted import enriched_aspirin
 
 ASK = "What does aspirin inhibit?"
 PROV = "http://www.w3.org/ns/prov#"
@@ -27,28 +28,6 @@ COX1 = {
     "name": "prostaglandin G/H synthase 1 (COX-1)",
     "identifier": "UniProtKB:P23219",
 }
-
-
-def aspirin(cox1: str, **changes: Any) -> dict[str, Any]:
-    """The candidate as the enrichment prompt asks for it: JSON-LD with provenance sources, the
-    domain tags and a link by UAL to an existing asset."""
-    return {
-        "@context": "https://schema.org/",
-        "@id": "urn:graphwright:test:aspirin",
-        "@type": "Drug",
-        "name": "aspirin",
-        "identifier": "CHEBI:15365",
-        "description": "aspirin irreversibly inhibits COX-1",
-        "relatedTo": {"@id": cox1},
-        "linkedAssets": [cox1],
-        "provenance": {
-            "sources": ["PMID:5284360", "https://en.wikipedia.org/wiki/Aspirin"],
-            "discoveredAt": "2025-01-01T00:00:00Z",
-            "confidence": 0.8,
-        },
-        "domainTags": ["drugs"],
-        **changes,
-    }
 
 
 def canonical_hash(nquads: str) -> str:
@@ -101,7 +80,7 @@ def make(make_miner: MinerFactory, candidate: dict[str, Any]) -> Any:
 async def test_a_run_with_every_default_reaches_approval(
     make_miner: MinerFactory, cox1: str
 ) -> None:
-    miner = make(make_miner, aspirin(cox1))
+    miner = make(make_miner, enriched_aspirin(cox1))
     output = await miner.run(MinerRequest(query=ASK), actor="alice", caller="token:1")
 
     assert not output.summary.startswith("Iteration bound reached"), output.summary
@@ -114,7 +93,7 @@ async def test_a_run_with_every_default_reaches_approval(
 async def test_what_is_approved_is_what_was_validated_and_what_is_published(
     make_miner: MinerFactory, knowledge: KnowledgeService, cox1: str
 ) -> None:
-    miner = make(make_miner, aspirin(cox1))
+    miner = make(make_miner, enriched_aspirin(cox1))
     output = await miner.run(MinerRequest(query=ASK, domain_tags=["drugs"]), actor="a", caller="c")
     [action] = output.pending_approval
     shown = action.args["jsonld"]  # what the person sees and approves
@@ -144,7 +123,7 @@ async def test_what_is_approved_is_what_was_validated_and_what_is_published(
 async def test_a_published_candidate_keeps_the_checks_it_was_approved_on(
     make_miner: MinerFactory, knowledge: KnowledgeService, cox1: str
 ) -> None:
-    miner = make(make_miner, aspirin(cox1))
+    miner = make(make_miner, enriched_aspirin(cox1))
     output = await miner.run(MinerRequest(query=ASK, domain_tags=["drugs"]), actor="a", caller="c")
     approved_on = output.pending_approval[0].trust_signals
 
@@ -167,12 +146,12 @@ async def test_a_published_candidate_keeps_the_checks_it_was_approved_on(
 async def test_two_runs_on_the_same_question_publish_one_asset_and_at_most_a_revision(
     make_miner: MinerFactory, knowledge: KnowledgeService, cox1: str
 ) -> None:
-    first = make(make_miner, aspirin(cox1))
+    first = make(make_miner, enriched_aspirin(cox1))
     done = await first.run(MinerRequest(query=ASK, domain_tags=["drugs"]), actor="a", caller="c")
     await first.decide(done.run_id, [Decision(type="approve")], approver="bob")
     [original] = mined(knowledge)
 
-    second = make(make_miner, aspirin(cox1))
+    second = make(make_miner, enriched_aspirin(cox1))
     again = await second.run(MinerRequest(query=ASK, domain_tags=["drugs"]), actor="a", caller="c")
 
     assert again.pending_approval == []  # nothing new: not offered
@@ -186,7 +165,7 @@ async def test_two_runs_on_the_same_question_publish_one_asset_and_at_most_a_rev
     assert len(mined(knowledge)) == 1
 
     # A candidate that says more about the same drug is offered as a revision of it.
-    changed = aspirin(cox1, description="aspirin irreversibly acetylates COX-1 (Ser529)")
+    changed = enriched_aspirin(cox1, description="aspirin irreversibly acetylates COX-1 (Ser529)")
     third = make(make_miner, changed)
     revised = await third.run(MinerRequest(query=ASK, domain_tags=["drugs"]), actor="a", caller="c")
     [action] = revised.pending_approval
@@ -200,7 +179,7 @@ async def test_two_runs_on_the_same_question_publish_one_asset_and_at_most_a_rev
 async def test_the_run_trace_shows_steps_memory_and_candidates(
     make_miner: MinerFactory, cox1: str
 ) -> None:
-    miner = make(make_miner, aspirin(cox1))
+    miner = make(make_miner, enriched_aspirin(cox1))
     output = await miner.run(MinerRequest(query=ASK, domain_tags=["drugs"]), actor="a", caller="c")
 
     trace = miner.get_run(output.run_id).result["trace"]  # type: ignore[index]

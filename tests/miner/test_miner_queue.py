@@ -24,27 +24,17 @@ from graphwright.db import Database
 from graphwright.settings import Settings
 from tests.mcp.support import serving
 from tests.miner.follower import PromptFollower
-from tests.miner.scripted import ScriptedModel, say
+from tests.miner.other_process import waiting_elsewhere
+from tests.miner.scripted import ScriptedModel, enriched_aspirin, say
 
 GRAPHWRIGHT = Path(sys.executable).parent / "graphwright"
-ROOT = Path(__file__).resolve().parents[2]
 ASK = "What does aspirin inhibit?"
-ASPIRIN = {
-    "@context": "https://schema.org/",
-    "@id": "urn:graphwright:test:aspirin",
-    "@type": "Drug",
-    "name": "aspirin",
-    "identifier": "CHEBI:15365",
-    "description": "aspirin irreversibly inhibits COX-1",
-    "provenance": {"sources": ["PMID:5284360"]},
-    "domainTags": ["drugs"],
-}
 
 
 def miner_app(settings: Settings, database: Database) -> FastAPI:
     app = create_app(settings, database=database)
     app.state.miner_service.model = PromptFollower(
-        candidate=ASPIRIN, candidate_path="/candidates/aspirin.jsonld"
+        candidate=enriched_aspirin(), candidate_path="/candidates/aspirin.jsonld"
     )
     return app
 
@@ -158,14 +148,7 @@ def kb(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
 async def test_kb_approve_resumes_the_run_and_records_the_approver(
     settings: Settings, database: Database
 ) -> None:
-    # A run waits for approval, started by a process that has exited since.
-    started = subprocess.run(
-        [sys.executable, "-m", "tests.miner.other_process", str(settings.home),
-         settings.resolved_database_url, "drugs", "- Pattern: from another process"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert started.returncode == 0, started.stderr[-3000:]
-    run_id = started.stdout.strip().splitlines()[-1]
+    run_id = waiting_elsewhere(settings, "drugs", "- Pattern: from another process")
 
     # No server runs (the embedded store is one process's at a time): the person approves at
     # the terminal, from the knowledge base's queue.

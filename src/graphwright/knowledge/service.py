@@ -310,7 +310,7 @@ class KnowledgeService(KnowledgeReads):
         request_id: str,
         approver: str,
         content: Any | None,
-        revalidated: dict[str, Any] | None,
+        revalidated: dict[str, Any] | None = None,
     ) -> tuple[list[AssetDraft], Ual | None, bool]:
         with self._db.write() as session:
             row = self._undecided(RequestRepository(session), request_id)

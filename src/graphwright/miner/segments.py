@@ -56,6 +56,17 @@ class Finished:
     outcomes: dict[str, str]
 
 
+@dataclass(frozen=True)
+class Segment:
+    """One segment of a run as it streams: the run, its graph and config, and its progress."""
+
+    row: RunRecord
+    graph: Any
+    config: dict[str, Any]
+    tracker: RunTracker
+    live: LiveRun
+
+
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -140,25 +151,16 @@ class SegmentRunner:
         tracker.restore(row.workspace)
         self.live[row.id] = live
         live.emit("run", {"runId": row.id, "status": RunStatus.RUNNING.value})
+        segment = Segment(row, graph, config, tracker, live)
         live.task = asyncio.create_task(
-            self._segment(row, graph, graph_input, config, tracker, live),
-            name=f"miner-run-{row.id}",
+            self._segment(segment, graph_input), name=f"miner-run-{row.id}"
         )
         return live
 
-    async def _segment(
-        self,
-        row: RunRecord,
-        graph: Any,
-        graph_input: Any,
-        config: dict[str, Any],
-        tracker: RunTracker,
-        live: LiveRun,
-    ) -> None:
+    async def _segment(self, segment: Segment, graph_input: Any) -> None:
+        row, tracker, live = segment.row, segment.tracker, segment.live
         try:
-            state, offers, dropped = await self._stream(
-                row, graph, graph_input, config, tracker, live
-            )
+            state, offers, dropped = await self._stream(segment, graph_input)
             messages = state.values.get("messages") or []
             output = build_output(
                 run_id=row.id,
@@ -190,16 +192,11 @@ class SegmentRunner:
             live.stop()
 
     async def _stream(
-        self,
-        row: RunRecord,
-        graph: Any,
-        graph_input: Any,
-        config: dict[str, Any],
-        tracker: RunTracker,
-        live: LiveRun,
+        self, segment: Segment, graph_input: Any
     ) -> tuple[Any, Offers, list[dict[str, Any]]]:
         """Stream the graph until it stops with publishes for a person, or is done. Publishes
         the duplicate rule drops are rejected with their reason, and the graph goes on."""
+        row, graph, config, live = segment.row, segment.graph, segment.config, segment.live
         flushed = time.monotonic()
         dropped: list[dict[str, Any]] = []
         while True:
@@ -211,7 +208,7 @@ class SegmentRunner:
                 version="v2",
                 durability="exit",
             ):
-                tracker.observe(chunk)
+                segment.tracker.observe(chunk)
                 if time.monotonic() - flushed > EVENT_FLUSH_SECONDS:
                     flushed = time.monotonic()
                     await anyio.to_thread.run_sync(self._save_events, row.id, list(live.events))
