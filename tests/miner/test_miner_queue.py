@@ -92,6 +92,10 @@ async def test_a_candidate_waits_in_the_knowledge_queue_and_its_approval_there_r
     assert decision["outcome"].startswith(f"Published as {decision['ual']} (approved by alice)")
     [candidate] = done["result"]["candidateAssets"]
     assert candidate["publication"]["ual"] == decision["ual"]
+    # The API gives the run's trace: each agent's steps, with what they answered.
+    agents = {agent["agent"]: agent for agent in done["result"]["trace"]["agents"]}
+    [validate] = [s for s in agents["validation"]["steps"] if s["tool"] == "validate_candidate"]
+    assert validate["ok"] and '"documentHash"' in validate["result"]
 
 
 async def test_a_rejection_in_the_knowledge_queue_resumes_the_run_with_its_reason(

@@ -69,6 +69,7 @@ class ApprovalQueue:
         self._sweeper: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._resuming: dict[str, anyio.Lock] = {}
+        self._told: set[str] = set()
         knowledge.add_decision_listener(self._request_decided)
 
     def attach(self) -> None:
@@ -232,7 +233,9 @@ class ApprovalQueue:
         try:
             await self.resume_decided(run_id)
         except self._quiet:
-            logger.info("Run %s is decided and waits for a model to resume", run_id)
+            if run_id not in self._told:  # once, not at every sweep
+                self._told.add(run_id)
+                logger.info("Run %s is decided and waits for a model to resume", run_id)
         except Exception:
             logger.exception("Could not resume run %s after its decisions", run_id)
 
