@@ -38,6 +38,8 @@ class RunRecord:
         )
 
     def show(self, run: RunView) -> None:
+        if self.body.is_deleted:  # the page was closed
+            return
         result = run.result or {}
         self.body.clear()
         with self.body:
