@@ -110,7 +110,9 @@ class ApprovalQueue:
         if decision.edited_action.name != PUBLISH_TOOL:
             raise InvalidInput(f"An edit may only change a {PUBLISH_TOOL} call")
         edited = decision.edited_action.args.get("jsonld")
-        checked_drafts(edited)
+        if not isinstance(edited, dict):
+            raise InvalidInput("An edited publish gives its JSON-LD as one object (jsonld)")
+        await anyio.to_thread.run_sync(checked_drafts, edited)
         request = await anyio.to_thread.run_sync(self._request_of, action)
         details = dict(request.details or {})
         candidate = {**edited, **{k: details[k] for k in BOOKKEEPING if k in details}}
