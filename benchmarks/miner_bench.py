@@ -13,10 +13,11 @@ The scripted chat model (no LLM) times its own calls, so model time is known; th
 - approval to queryable, baseline: the knowledge base alone, `KnowledgeService.publish_now`
   then a SPARQL ASK that finds the asset (embedded Oxigraph store).
 - approval to queryable, graphwright: from `MinerService.decide(approve)` on a run waiting at
-  `dkg_publish_asset` (decision recorded, resume from the checkpoint, publish through the
-  knowledge base with the approver) to the moment the publish has committed, when the ASK
-  finds it. Target: under 200 ms on the embedded store. Also shown: until `decide` returns,
-  which adds the agent's final turn, the candidates' checks and the run row's update.
+  `dkg_publish_asset` (its publish filed as a publication request when the run stopped; the
+  decision approves that request, which publishes it with the approver) to the moment the
+  publish has committed, when the ASK finds it. Target: under 200 ms on the embedded store.
+  Also shown: until `decide` returns, which adds the resume from the checkpoint, the agent's
+  final turn and the run row's update.
 
 Run: .venv/bin/python benchmarks/miner_bench.py [--quick]
 """

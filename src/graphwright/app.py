@@ -64,6 +64,7 @@ def create_app(
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         events.start()
         await knowledge.ensure_started(sample_data=settings.kb_sample_data)
+        await miner.ensure_started()
         yield
         await miner.aclose()
         await knowledge.aclose()

@@ -9,9 +9,9 @@ import pytest
 
 from graphwright import mcp_registry
 from graphwright.chat.config import McpConfigError, RemoteServer, StdioServer, load_mcp_servers
-from graphwright.chat.llm import load_chat_model
 from graphwright.chat.mcp_manager import qualified_name
 from graphwright.errors import InvalidInput
+from graphwright.llm import load_chat_model
 from graphwright.settings import Settings
 
 

@@ -1,5 +1,5 @@
 """Run the miner's scripted whole run in this process until it waits for approval, print the
-run id, and exit: the tests approve it from another process.
+run id, and exit: the tests approve it from another process (`waiting_elsewhere`).
 
     python -m tests.miner.other_process HOME DATABASE_URL TAG NOTE_LINE
 """
@@ -7,6 +7,7 @@ run id, and exit: the tests approve it from another process.
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +20,19 @@ from graphwright.miner.schemas import MinerRequest
 from graphwright.miner.service import MinerService
 from graphwright.settings import Settings
 from tests.miner.scripted import ScriptedModel, full_run
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def waiting_elsewhere(settings: Settings, tag: str, note_line: str) -> str:
+    """The id of a run that waits for approval, started by a process that has exited since."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.miner.other_process", str(settings.home),
+         settings.resolved_database_url, tag, note_line],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip().splitlines()[-1]
 
 
 async def main(home: str, database_url: str, tag: str, note_line: str) -> None:

@@ -72,6 +72,28 @@ ASPIRIN = {
 }
 
 
+def enriched_aspirin(link: str | None = None, **changes: Any) -> dict[str, Any]:
+    """A candidate as the enrichment prompt asks for it: JSON-LD with provenance sources, the
+    domain tags and, given `link`, a link by UAL to an existing asset."""
+    linked = {"relatedTo": {"@id": link}, "linkedAssets": [link]} if link else {}
+    return {
+        "@context": "https://schema.org/",
+        "@id": "urn:graphwright:test:aspirin",
+        "@type": "Drug",
+        "name": "aspirin",
+        "identifier": "CHEBI:15365",
+        "description": "aspirin irreversibly inhibits COX-1",
+        **linked,
+        "provenance": {
+            "sources": ["PMID:5284360", "https://en.wikipedia.org/wiki/Aspirin"],
+            "discoveredAt": "2025-01-01T00:00:00Z",
+            "confidence": 0.8,
+        },
+        "domainTags": ["drugs"],
+        **changes,
+    }
+
+
 def full_run(
     tag: str | None,
     *,

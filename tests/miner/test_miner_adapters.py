@@ -28,6 +28,7 @@ SEED_KEYS = [
     "synthesizedReport",
     "runId",
     "pendingApproval",
+    "trace",
 ]
 
 

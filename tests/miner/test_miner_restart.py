@@ -3,29 +3,18 @@ exited; the notes it wrote are read by the next run, in this process."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 from graphwright.knowledge.service import KnowledgeService
 from graphwright.miner.schemas import Decision
 from graphwright.settings import Settings
 from tests.miner.conftest import MinerFactory
+from tests.miner.other_process import waiting_elsewhere
 from tests.miner.scripted import say
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_interrupt_restart_and_approve_from_a_new_process(
     make_miner: MinerFactory, knowledge: KnowledgeService, settings: Settings
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.miner.other_process", str(settings.home),
-         settings.resolved_database_url, "drugs", "- Pattern: from the first process"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    run_id = done.stdout.strip().splitlines()[-1]
+    run_id = waiting_elsewhere(settings, "drugs", "- Pattern: from the first process")
 
     final = '{"summary": "Published after a restart.", "candidateAssets": []}'
     miner = make_miner({"orchestrator": [say(text=final)]})

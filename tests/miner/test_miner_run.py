@@ -61,8 +61,11 @@ async def test_a_run_spawns_three_subagents_and_waits_for_approval(
     ]
     assert any(r["name"] == "validate_candidate" and r["ok"] for r in validated)
     assert miner.get_run(output.run_id).status == "waiting"
-    # Nothing is published before a person decides.
-    assert knowledge.list_requests()[1] == 0
+    # Nothing is published before a person decides: the publish waits in the knowledge base's
+    # queue, linked to its run.
+    [waiting], _ = knowledge.list_requests(status="pending")
+    assert action.request_id == waiting.id and waiting.details["runId"] == output.run_id
+    assert knowledge.list_requests(status="published")[1] == 0
     assert miner.model.calls[0] == "orchestrator"  # type: ignore[union-attr]
     with pytest.raises(Conflict, match="decide its pending actions first"):
         await miner.run(request("drugs"), actor="alice", caller="token:1")
@@ -85,10 +88,11 @@ async def test_approve_publishes_with_the_approver_and_a_second_decision_is_refu
 
     assert run.status == "done"
     assert run.result is not None and run.result["summary"] == "One candidate found and published."
-    signals = run.result["candidateAssets"][0]["trustSignals"]
+    candidate = run.result["candidateAssets"][0]
+    signals = candidate["trustSignals"]
     assert signals["modelConfidence"] == 0.8
-    # Now published, the candidate is its own duplicate in the knowledge base.
-    assert sorted(d["by"] for d in signals["duplicates"]) == ["@id", "identifier"]
+    # Published, it keeps the checks it was approved on: it is not its own duplicate.
+    assert signals["duplicates"] == [] and candidate["publication"]["status"] == "published"
     [decision] = run.decisions
     assert (decision["type"], decision["by"]) == ("approve", "bob")
     assert decision["outcome"].startswith("Published as did:dkg:")
@@ -137,7 +141,9 @@ async def test_reject_records_the_reason_and_publishes_nothing(
     assert run.status == "done"
     assert run.decisions[0]["message"] == "No source given"
     assert "No source given" in run.decisions[0]["outcome"]
-    assert knowledge.list_requests()[1] == 0
+    [rejected], _ = knowledge.list_requests(status="rejected")
+    assert (rejected.decided_by, rejected.reason) == ("bob", "No source given")
+    assert knowledge.list_requests(status="published")[1] == 0
 
 
 async def test_memory_persists_for_the_same_tags_and_is_isolated_from_other_tags(
@@ -199,15 +205,35 @@ async def test_a_run_without_tags_uses_the_global_thread_and_notes(
     assert "PubMed first" in note.content
 
 
-async def test_the_iteration_bound_returns_partial_results(make_miner: MinerFactory) -> None:
-    miner = make_miner(full_run("drugs"))
-    output = await miner.run(request("drugs", iterations=2), actor="alice", caller="token:1")
+async def test_the_iteration_bound_counts_rounds_of_the_mining_loop(
+    make_miner: MinerFactory,
+) -> None:
+    script = full_run("drugs")
+    orchestrator = script["orchestrator"]
+    # A second round: discovery again once validation is done, instead of publishing.
+    orchestrator[3] = say(call("task", description="Look again", subagent_type="discovery"))
+    miner = make_miner(script)
+    output = await miner.run(request("drugs", iterations=1), actor="alice", caller="token:1")
 
-    assert output.summary.startswith("Iteration bound reached (maxIterations=2)")
-    assert [s.name for s in output.spawned_subagents] == ["discovery", "enrichment"]
+    assert output.summary.startswith(
+        "Iteration bound reached (maxIterations=1): the mining loop ran 1 time(s), and "
+        "discovery was asked again. These are partial results: 1 candidate(s) so far."
+    )
+    assert [s.name for s in output.spawned_subagents] == ["discovery", "enrichment", "validation"]
     assert [c["@id"] for c in output.candidate_assets] == [ASPIRIN["@id"]]
     assert output.pending_approval == []
     assert miner.get_run(output.run_id).status == "done"
+
+
+async def test_a_model_that_loops_is_stopped_by_its_step_limit(make_miner: MinerFactory) -> None:
+    plan = call("write_todos", todos=[{"content": "Think again", "status": "in_progress"}])
+    miner = make_miner({"orchestrator": [say(plan) for _ in range(50)]})
+    output = await miner.run(request("drugs", iterations=1), actor="alice", caller="token:1")
+
+    assert output.summary.startswith(
+        "Step limit reached: 10 model turns that call tools (orchestrator)."
+    )
+    assert miner.model.calls.count("orchestrator") == 11  # type: ignore[union-attr]
 
 
 async def test_an_answer_that_is_not_json_becomes_the_summary(make_miner: MinerFactory) -> None:

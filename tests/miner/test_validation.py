@@ -16,7 +16,8 @@ from graphwright.errors import InvalidInput
 from graphwright.knowledge.backends import open_backend
 from graphwright.knowledge.service import KnowledgeService
 from graphwright.miner.confidence import Source, source_scores, sources_component
-from graphwright.miner.validation import candidate_document, validate_candidate
+from graphwright.miner.publishable import PROV_DERIVED_FROM, publishable_document
+from graphwright.miner.validation import validate_candidate
 from graphwright.settings import Settings
 
 ASPIRIN = {
@@ -262,9 +263,11 @@ async def test_seed_001_candidates_validate_what_they_would_publish(
         "trustSignals": {"confidence": 0.99},
         "provenance": {"sources": ["PMID:1", {"url": "https://example.org", "kind": "web"}]},
     }
-    document = candidate_document(seed_shaped)
+    document = publishable_document(seed_shaped)
     assert document == {"@context": "https://schema.org/", "@type": "Drug",
-                        "name": "celecoxib", "identifier": "CHEBI:41423"}  # fmt: skip
+                        "name": "celecoxib", "identifier": "CHEBI:41423",
+                        PROV_DERIVED_FROM: [{"@id": "http://www.ncbi.nlm.nih.gov/pubmed/1"},
+                                            {"@id": "https://example.org"}]}  # fmt: skip
     report = await validate_candidate(seed_shaped, reader=knowledge)
     assert report.valid
     assert [s.kind for s in report.breakdown.source_scores] == ["literature", "web"]

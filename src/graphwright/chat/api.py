@@ -19,13 +19,13 @@ from graphwright.auth.api import conversation_principal, current_principal
 from graphwright.auth.models import Principal
 from graphwright.auth.service import AuthService
 from graphwright.chat.config import load_a2a_agents, load_mcp_servers
-from graphwright.chat.llm import load_chat_model
 from graphwright.chat.mcp_manager import McpManager
 from graphwright.chat.models import ChatRequest, ConversationCreate, ConversationPatch
 from graphwright.chat.running import RunningTurn
 from graphwright.chat.service import ChatService
 from graphwright.envelope import ok
 from graphwright.knowledge.tools import KnowledgeReader
+from graphwright.llm import load_chat_model
 from graphwright.settings import Settings
 
 

@@ -1,11 +1,6 @@
-"""The chat model: any LangChain chat model, named by `GRAPHWRIGHT_MODEL=provider:model`."""
+"""What the chat says when no language model is configured (`graphwright.llm` loads one)."""
 
 from __future__ import annotations
-
-from langchain.chat_models import init_chat_model
-from langchain_core.language_models import BaseChatModel
-
-from graphwright.errors import InvalidInput
 
 ENABLE_MODEL_HINT = (
     "No language model is configured, so only slash commands work (type /help to list them). "
@@ -13,19 +8,3 @@ ENABLE_MODEL_HINT = (
     "openai:gpt-4o-mini, anthropic:claude-sonnet-4-5 or ollama:qwen2.5), install the provider's "
     "LangChain package (langchain-openai, langchain-anthropic, langchain-ollama) and restart."
 )
-
-
-def load_chat_model(spec: str | None) -> BaseChatModel | None:
-    """The model named by `spec`, or None when no model is configured."""
-    if not spec or not spec.strip():
-        return None
-    try:
-        return init_chat_model(spec.strip())
-    except ImportError as exc:
-        raise InvalidInput(f"GRAPHWRIGHT_MODEL={spec}: {exc}") from None
-    except ValueError as exc:
-        first_line = str(exc).strip().splitlines()[0]
-        raise InvalidInput(
-            f"GRAPHWRIGHT_MODEL={spec} is not a model LangChain can start ({first_line}); "
-            "write it as provider:model, for example openai:gpt-4o-mini"
-        ) from None

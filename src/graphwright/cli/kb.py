@@ -149,13 +149,21 @@ def requests(
     status: Annotated[
         str | None, typer.Option(help="pending, published, rejected or failed.")
     ] = "pending",
+    json: Annotated[
+        bool, typer.Option("--json", help="The requests as JSON, with their details.")
+    ] = False,
 ) -> None:
-    """List publication requests (pending ones by default)."""
+    """List publication requests (pending ones by default): everything that waits for a
+    person, knowledge-miner candidates included."""
 
     async def listed(service: KnowledgeService) -> tuple[list[PublicationRequestView], int]:
         return service.list_requests(status=status or None, limit=500)
 
     found, total = _run("requests", listed)
+    if json:
+        wire = [request.model_dump(mode="json", by_alias=True) for request in found]
+        print(orjson.dumps(wire, option=orjson.OPT_INDENT_2).decode())
+        return
     table = Table("status", "title", "requested by", "created", "UAL")
     table.add_column("id", no_wrap=True, min_width=36)
     for request in found:
@@ -186,6 +194,17 @@ def approve(
     )
     console.print(f"Published '{published.title}' as", highlight=False)
     print(published.ual)
+    _say_run_resumes(published)
+
+
+def _say_run_resumes(request: PublicationRequestView) -> None:
+    """A knowledge-miner candidate's decision is its run's: say where the run goes on."""
+    run_id = (request.details or {}).get("runId")
+    if run_id:
+        print(
+            f"Its knowledge-miner run {run_id} goes on with this decision: at once in a running "
+            "server that shares this database, else when `graphwright serve` next starts."
+        )
 
 
 @app.command("reject")
@@ -198,8 +217,9 @@ def reject(
     async def rejected(service: KnowledgeService) -> PublicationRequestView:
         return service.reject(request_id, by=_actor(), reason=reason)
 
-    _run(request_id, rejected)
+    decided = _run(request_id, rejected)
     console.print(f"Rejected {request_id}.", highlight=False)
+    _say_run_resumes(decided)
 
 
 @app.command("export")

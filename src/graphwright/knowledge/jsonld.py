@@ -8,6 +8,7 @@ asset can be found again by its subject.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from dataclasses import dataclass
 from functools import cache
@@ -38,6 +39,9 @@ _CONTEXT_FILES = {
         "https://raw.githubusercontent.com/biolink/biolink-model/master/context.jsonld",
     ),
 }
+# dkg.py names a blank node `uuid:<uuid>` before publishing; so does the knowledge base.
+SKOLEM_PREFIX = "uuid:"
+MAX_BLANK_NODES = 100
 KNOWN_CONTEXTS: dict[str, str] = {
     url: filename for filename, urls in _CONTEXT_FILES.items() for url in urls
 }
@@ -85,11 +89,23 @@ def to_triples(document: Any, *, part: str = "public") -> list[Triple]:
     """The triples of a JSON-LD document; InvalidInput names what is wrong."""
     if document is None:
         return []
+    quads = list(ox.parse(_nquads(document, part).encode(), ox.RdfFormat.N_QUADS))
+    if any(not isinstance(quad.graph_name, ox.DefaultGraph) for quad in quads):
+        raise InvalidInput(
+            f"The {part} JSON-LD names a graph (@graph with an @id): a knowledge asset is "
+            "published into its own named graph, so give the triples without one"
+        )
+    return _skolemize(quad.triple for quad in quads)
+
+
+def _nquads(document: Any, part: str) -> str:
     if not isinstance(document, dict | list):
         raise InvalidInput(f"The {part} content must be a JSON-LD object or a list of objects")
     try:
-        nquads = jsonld.to_rdf(
-            document, {"format": "application/n-quads", "documentLoader": load_document}
+        return str(
+            jsonld.to_rdf(
+                document, {"format": "application/n-quads", "documentLoader": load_document}
+            )
         )
     except jsonld.JsonLdError as exc:
         raise InvalidInput(f"The {part} JSON-LD does not expand: {_cause(exc)}") from None
@@ -98,13 +114,55 @@ def to_triples(document: Any, *, part: str = "public") -> list[Triple]:
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
         # pyld parses untrusted input and fails in other ways on some malformed documents.
         raise InvalidInput(f"The {part} JSON-LD does not expand: {exc}") from None
-    quads = list(ox.parse(nquads.encode(), ox.RdfFormat.N_QUADS))
-    if any(not isinstance(quad.graph_name, ox.DefaultGraph) for quad in quads):
+
+
+def canonical_hash(document: Any) -> str:
+    """SHA-256 of the document's RDF in RDFC-1.0 (URDNA2015) canonical N-Quads: the same for
+    two documents that say the same thing, however their JSON is written. For dkg.py's
+    `{"public", "private"}` content, the hash of the two parts' hashes."""
+    public, private = split_content(document)
+    digest = canonical_nquads_hash(_nquads(public, "public"))
+    if private is None:
+        return digest
+    both = digest + canonical_nquads_hash(_nquads(private, "private"))
+    return hashlib.sha256(both.encode()).hexdigest()
+
+
+def published_hash(lines: list[str]) -> str:
+    """`canonical_hash` of published triples (N-Triples lines), the `uuid:` names the knowledge
+    base gave blank nodes when it published them (as dkg.py does) read back as blank nodes."""
+    triples = ox.parse("\n".join(lines).encode(), ox.RdfFormat.N_TRIPLES)
+    blanks: dict[str, ox.BlankNode] = {}
+
+    def blank(term: Any) -> Any:
+        if isinstance(term, ox.NamedNode) and term.value.startswith(SKOLEM_PREFIX):
+            return blanks.setdefault(term.value, ox.BlankNode())
+        return term
+
+    quads = [ox.Quad(blank(t.subject), t.predicate, blank(t.object)) for t in triples]
+    return canonical_nquads_hash(ox.serialize(quads, format=ox.RdfFormat.N_QUADS).decode())
+
+
+def canonical_nquads_hash(nquads: str) -> str:
+    """SHA-256 of RDFC-1.0 canonical N-Quads. Canonical labelling can take exponential time on
+    crafted graphs of blank nodes, so a document with more than MAX_BLANK_NODES is refused."""
+    blanks = {
+        term.value
+        for quad in ox.parse(nquads.encode(), ox.RdfFormat.N_QUADS)
+        for term in (quad.subject, quad.object)
+        if isinstance(term, ox.BlankNode)
+    }
+    if len(blanks) > MAX_BLANK_NODES:
         raise InvalidInput(
-            f"The {part} JSON-LD names a graph (@graph with an @id): a knowledge asset is "
-            "published into its own named graph, so give the triples without one"
+            f"The JSON-LD has {len(blanks)} nested objects without an @id (blank nodes); at "
+            f"most {MAX_BLANK_NODES} can be compared: give the others an @id"
         )
-    return _skolemize(quad.triple for quad in quads)
+    options = {
+        "algorithm": "URDNA2015",
+        "inputFormat": "application/n-quads",
+        "format": "application/n-quads",
+    }
+    return hashlib.sha256(jsonld.normalize(nquads, options).encode()).hexdigest()
 
 
 def _cause(exc: BaseException) -> str:
@@ -125,7 +183,7 @@ def _skolemize(triples: Any) -> list[Triple]:
 
     def named(term: Any) -> Any:
         if isinstance(term, ox.BlankNode):
-            return names.setdefault(term.value, ox.NamedNode(f"uuid:{uuid.uuid4()}"))
+            return names.setdefault(term.value, ox.NamedNode(f"{SKOLEM_PREFIX}{uuid.uuid4()}"))
         return term
 
     return [(named(t.subject), t.predicate, named(t.object)) for t in triples]

@@ -44,3 +44,9 @@ class PublicationRequest(Base):
     collection_number: Mapped[int | None] = mapped_column(Integer, unique=True)
     private_triples: Mapped[dict[str, Any] | None]
     synthetic: Mapped[bool] = mapped_column(Boolean, default=False)
+    # What the request's source recorded beside the content, never published: for a
+    # knowledge-miner candidate, its run, checks, confidence, linked assets and provenance.
+    details: Mapped[dict[str, Any] | None]
+    # The canonical hash of the content as its source validated it: approval publishes that
+    # content or refuses (see KnowledgeService.approve).
+    validated_hash: Mapped[str | None] = mapped_column(String(64))

@@ -74,7 +74,17 @@ class KnowledgeReads:
         return list(row.private_triples.get(str(ual), []))
 
     async def metadata(self, ual: str) -> AssetMetadata:
-        return await self.backend.metadata(Ual.parse(ual))
+        """What the store records about the asset, and what its request's source recorded
+        beside it (kept out of the public graph)."""
+        parsed = Ual.parse(ual)
+        metadata = await self.backend.metadata(parsed)
+        metadata.details = await self._sync(self._request_details, parsed)
+        return metadata
+
+    def _request_details(self, ual: Ual) -> dict[str, Any] | None:
+        with self._db.read() as session:
+            row = RequestRepository(session).by_ual(str(ual.collection))
+            return row.details if row is not None else None
 
     async def states(self, ual: str) -> list[AssetMetadata]:
         """Every state of the collection holding `ual`, oldest first: the collections it

@@ -54,6 +54,11 @@ class AssetMetadata(KbModel):
     synthetic: bool = False
     knowledge_assets: list[str] = Field(default_factory=list)
     node_stake: str | None = Field(default=None, description="The serving node's own stake")
+    details: dict[str, Any] | None = Field(
+        default=None,
+        description="What the publication request's source recorded beside it, not published "
+        "(a miner candidate's checks, confidence, linked assets and provenance)",
+    )
 
 
 class AssetContent(KbModel):
@@ -98,6 +103,16 @@ class PublicationRequestView(KbModel):
     reason: str | None = None
     ual: str | None = None
     synthetic: bool = False
+    details: dict[str, Any] | None = Field(
+        default=None,
+        description="What its source recorded beside the content, never published: for a "
+        "knowledge-miner candidate its runId, checks, confidence, linked assets and provenance",
+    )
+    validated_hash: str | None = Field(
+        default=None,
+        description="SHA-256 of the content's RDFC-1.0 canonical N-Quads when its source "
+        "validated it: approval publishes exactly that content",
+    )
 
 
 class RequestPage(KbModel):

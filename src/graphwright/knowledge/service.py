@@ -10,7 +10,9 @@ it is not and the request waits for approval again.
 
 from __future__ import annotations
 
+import logging
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
@@ -25,7 +27,13 @@ from graphwright.db import Database
 from graphwright.errors import Conflict, GraphwrightError, InvalidInput, NotFound
 from graphwright.knowledge import layout
 from graphwright.knowledge.backends import KnowledgeBackend, NumberTaken
-from graphwright.knowledge.jsonld import AssetDraft, checked_drafts, default_title, graph_document
+from graphwright.knowledge.jsonld import (
+    AssetDraft,
+    canonical_hash,
+    checked_drafts,
+    default_title,
+    graph_document,
+)
 from graphwright.knowledge.models import PublicationRequest, RequestStatus
 from graphwright.knowledge.reads import KnowledgeReads
 from graphwright.knowledge.repository import RequestRepository
@@ -33,9 +41,13 @@ from graphwright.knowledge.schemas import PublicationRequestView, PublishedColle
 from graphwright.knowledge.ual import Ual
 from graphwright.settings import Settings
 
+logger = logging.getLogger(__name__)
+
 NUMBER_ATTEMPTS = 5
 DECIDED = (RequestStatus.PUBLISHED, RequestStatus.REJECTED, RequestStatus.PUBLISHING)
 SAMPLE_DATA_ACTOR = "graphwright sample data"
+# Told of each request a person decided (published or rejected), whichever door they used.
+DecisionListener = Callable[[PublicationRequestView], None]
 
 
 def decider(principal: Principal) -> str:
@@ -63,6 +75,7 @@ class KnowledgeService(KnowledgeReads):
         super().__init__(db, backend, row_limit=row_limit, timeout=timeout)
         self._started = False
         self._starting = anyio.Lock()
+        self._listeners: list[DecisionListener] = []
 
     @classmethod
     def from_settings(
@@ -91,6 +104,23 @@ class KnowledgeService(KnowledgeReads):
 
     # -- publication requests ------------------------------------------------------------------
 
+    def add_decision_listener(self, listener: DecisionListener) -> None:
+        """Call `listener` with each request once it is published or rejected, in the caller's
+        thread, after the decision committed. It must not block: schedule work elsewhere."""
+        self._listeners.append(listener)
+
+    def remove_decision_listener(self, listener: DecisionListener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def _decided(self, request: PublicationRequestView) -> PublicationRequestView:
+        for listener in list(self._listeners):
+            try:
+                listener(request)
+            except Exception:  # a listener's failure never undoes a committed decision
+                logger.exception("A decision listener failed on request %s", request.id)
+        return request
+
     def request_publication(
         self,
         content: Any,
@@ -101,8 +131,12 @@ class KnowledgeService(KnowledgeReads):
         source: str | None = None,
         conversation_id: str | None = None,
         synthetic: bool = False,
+        details: dict[str, Any] | None = None,
+        validated: bool = False,
     ) -> PublicationRequestView:
-        """File a request; the content is checked now, so a person only sees what can publish."""
+        """File a request; the content is checked now, so a person only sees what can publish.
+        `details` is what the source records beside it (never published); `validated` says the
+        source validated exactly this content, which approval must then publish unchanged."""
         drafts = checked_drafts(content)
         if revision_of is not None:
             revision_of = str(Ual.parse(revision_of))
@@ -117,6 +151,8 @@ class KnowledgeService(KnowledgeReads):
             requested_by=requested_by,
             created_at=_now(),
             synthetic=synthetic,
+            details=details,
+            validated_hash=canonical_hash(content) if validated else None,
         )
         with self._db.write() as session:
             RequestRepository(session).add(row)
@@ -157,12 +193,19 @@ class KnowledgeService(KnowledgeReads):
         return request
 
     async def approve(
-        self, request_id: str, *, approver: str, content: Any | None = None
+        self,
+        request_id: str,
+        *,
+        approver: str,
+        content: Any | None = None,
+        revalidated: dict[str, Any] | None = None,
     ) -> PublicationRequestView:
         """Publish what the request holds, or the person's edited `content`, and record who
-        approved it. A request already decided is refused."""
+        approved it. A request already decided is refused. A request whose source validated
+        its content publishes that content: an edit that says something else is refused,
+        unless the source validated the edit too (`revalidated`, its new details)."""
         drafts, revision_of, synthetic = await self._sync(
-            self._start_publishing, request_id, approver, content
+            self._start_publishing, request_id, approver, content, revalidated
         )
         try:
             published = await self._publish(drafts, request_id, approver, revision_of, synthetic)
@@ -177,7 +220,8 @@ class KnowledgeService(KnowledgeReads):
             for ual, draft in zip(published.knowledge_assets, drafts, strict=True)
             if draft.private
         }
-        return await self._sync(self._mark_published, request_id, published.ual, private)
+        done = await self._sync(self._mark_published, request_id, published.ual, private)
+        return self._decided(done)
 
     async def _publish(
         self,
@@ -225,7 +269,8 @@ class KnowledgeService(KnowledgeReads):
             row = self._undecided(RequestRepository(session), request_id)
             row.status = RequestStatus.REJECTED
             row.decided_by, row.decided_at, row.reason = by, _now(), reason.strip()
-            return _view(row)
+            rejected = _view(row)
+        return self._decided(rejected)
 
     async def publish_now(
         self,
@@ -261,17 +306,37 @@ class KnowledgeService(KnowledgeReads):
         return len(stuck)
 
     def _start_publishing(
-        self, request_id: str, approver: str, content: Any | None
+        self,
+        request_id: str,
+        approver: str,
+        content: Any | None,
+        revalidated: dict[str, Any] | None = None,
     ) -> tuple[list[AssetDraft], Ual | None, bool]:
         with self._db.write() as session:
             row = self._undecided(RequestRepository(session), request_id)
             if content is not None:
-                row.content = content
+                self._edit(row, content, revalidated)
             drafts = checked_drafts(row.content)
             row.status = RequestStatus.PUBLISHING
             row.decided_by, row.decided_at, row.reason = approver, _now(), None
             revision_of = Ual.parse(row.revision_of) if row.revision_of else None
             return drafts, revision_of, row.synthetic
+
+    @staticmethod
+    def _edit(row: PublicationRequest, content: Any, revalidated: dict[str, Any] | None) -> None:
+        if revalidated is not None:
+            row.content, row.details = content, revalidated
+            row.validated_hash = canonical_hash(content)
+            return
+        if row.validated_hash is not None and canonical_hash(content) != row.validated_hash:
+            source = f" ({row.source})" if row.source else ""
+            raise Conflict(
+                f"Publication request {row.id} holds the document its source{source} "
+                "validated, and approval publishes exactly that document: approve or reject "
+                "it as it is, or edit it where it was proposed (a knowledge-miner candidate on "
+                "its run's page), where the edit is validated before it is published"
+            )
+        row.content = content
 
     def _mark_failed(self, request_id: str, reason: str) -> None:
         with self._db.write() as session:

@@ -36,6 +36,10 @@ from graphwright.miner.schemas import PUBLISH_TOOL
 
 BOUND_MESSAGE_NAME = "iteration-bound"
 APPROVAL = {"allowed_decisions": ["approve", "edit", "reject"]}
+# Against a model that loops, whatever the iteration bound: model turns that call tools, for
+# the orchestrator per iteration of the mining loop, and for each subagent call.
+ORCHESTRATOR_TURNS_PER_ITERATION = 10
+SUBAGENT_TURNS = 15
 
 
 def _run_id() -> str:
@@ -46,26 +50,48 @@ class StepState(AgentState[Any]):
     miner_steps: NotRequired[Annotated[dict[str, Any], PrivateStateAttr]]
 
 
-class StepBound(AgentMiddleware[StepState, Any, Any]):
-    """At most `bound` model turns that call tools, per run (counted in the checkpoint, so a
-    run resumed after an approval goes on counting). A turn past the bound that would call
-    tools is replaced by a note that the bound was reached, and the agent stops there; a final
-    answer without tool calls is still let through."""
+class RunBound(AgentMiddleware[StepState, Any, Any]):
+    """The bounds of a run, counted in the checkpoint (so a run resumed after an approval goes
+    on counting) and per run:
+
+    - `iterations`, for the orchestrator: rounds of the mining loop (seed 001's
+      `maxIterations`). Round k is the k-th call of each subagent (discovery, enrichment,
+      validation); a turn that would call one of them a (k+1)-th time reaches the bound;
+    - `turns`: model turns that call tools, against a model that loops.
+
+    A turn past a bound is replaced by a note that says which, and the agent stops there; a
+    final answer without tool calls is always let through."""
 
     state_schema = StepState
 
-    def __init__(self, bound: int, *, label: str) -> None:
+    def __init__(self, *, turns: int, label: str, iterations: int | None = None) -> None:
         super().__init__()
-        self.bound = bound
+        self.turns = turns
+        self.iterations = iterations
         self.label = label
 
     @property
     def name(self) -> str:
-        return f"StepBound[{self.label}]"
+        return f"RunBound[{self.label}]"
 
-    def _count(self, state: Any, run_id: str) -> int:
+    @staticmethod
+    def _steps(state: Any, run_id: str) -> dict[str, Any]:
         steps = state.get("miner_steps") or {}
-        return int(steps.get("count", 0)) if steps.get("run") == run_id else 0
+        return steps if steps.get("run") == run_id else {"run": run_id, "turns": 0, "rounds": {}}
+
+    def _reached(self, steps: dict[str, Any], calls: list[dict[str, Any]]) -> str | None:
+        if steps["turns"] >= self.turns:
+            return f"Step limit reached: {self.turns} model turns that call tools ({self.label})."
+        if self.iterations is None:
+            return None
+        rounds = _rounds(steps["rounds"], calls)
+        again = next((name for name, n in rounds.items() if n > self.iterations), None)
+        if again is None:
+            return None
+        return (
+            f"Iteration bound reached (maxIterations={self.iterations}): the mining loop ran "
+            f"{self.iterations} time(s), and {again} was asked again."
+        )
 
     async def awrap_model_call(
         self,
@@ -73,31 +99,42 @@ class StepBound(AgentMiddleware[StepState, Any, Any]):
         handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
     ) -> ModelResponse:
         response = await handler(request)
-        if self._count(request.state, _run_id()) < self.bound:
+        calls = [c for m in response.result if isinstance(m, AIMessage) for c in m.tool_calls]
+        if not calls:
             return response
-        acting = any(isinstance(m, AIMessage) and m.tool_calls for m in response.result)
-        if not acting:
+        note = self._reached(self._steps(request.state, _run_id()), calls)
+        if note is None:
             return response
-        note = f"Iteration bound reached: {self.bound} of {self.bound} steps ({self.label})."
         return ModelResponse(result=[AIMessage(note, name=BOUND_MESSAGE_NAME)])
 
     async def aafter_model(self, state: StepState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         last = state["messages"][-1] if state.get("messages") else None
         if not isinstance(last, AIMessage) or not last.tool_calls:
             return None
-        run_id = _run_id()
-        return {"miner_steps": {"run": run_id, "count": self._count(state, run_id) + 1}}
+        steps = self._steps(state, _run_id())
+        rounds = _rounds(steps["rounds"], last.tool_calls)
+        return {"miner_steps": {**steps, "turns": steps["turns"] + 1, "rounds": rounds}}
+
+
+def _rounds(rounds: dict[str, int], calls: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """How many times each subagent was called, once `calls` are made."""
+    counted = dict(rounds)
+    for call in calls:
+        if call["name"] == "task":
+            subagent = str(call["args"].get("subagent_type", ""))
+            counted[subagent] = counted.get(subagent, 0) + 1
+    return counted
 
 
 def _subagent(
-    name: str, description: str, prompt: str, tools: Sequence[BaseTool], bound: int
+    name: str, description: str, prompt: str, tools: Sequence[BaseTool]
 ) -> dict[str, Any]:
     return {
         "name": name,
         "description": description,
         "system_prompt": prompt,
         "tools": list(tools),
-        "middleware": [TodoListMiddleware(), StepBound(bound, label=name)],
+        "middleware": [TodoListMiddleware(), RunBound(turns=SUBAGENT_TURNS, label=name)],
     }
 
 
@@ -122,7 +159,6 @@ def build_agent(
             "biomedical knowledge graph and the web.",
             text["discovery"],
             [*reads, *discovery_extra],
-            max_iterations,
         ),
         _subagent(
             "enrichment",
@@ -130,7 +166,6 @@ def build_agent(
             "linked by UAL to existing assets.",
             text["enrichment"],
             reads,
-            max_iterations,
         ),
         _subagent(
             "validation",
@@ -138,14 +173,20 @@ def build_agent(
             "confidence with reasons.",
             text["validation"],
             [*reads, *validation_extra],
-            max_iterations,
         ),
     ]
     return create_deep_agent(
         model=model,
         tools=[publish],
         system_prompt=text["orchestrator"],
-        middleware=[TodoListMiddleware(), StepBound(max_iterations, label="orchestrator")],
+        middleware=[
+            TodoListMiddleware(),
+            RunBound(
+                turns=ORCHESTRATOR_TURNS_PER_ITERATION * max_iterations,
+                iterations=max_iterations,
+                label="orchestrator",
+            ),
+        ],
         subagents=subagents,
         permissions=run_permissions(memory_tags),
         backend=run_backend(store, memory_tags),

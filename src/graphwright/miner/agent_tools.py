@@ -1,9 +1,10 @@
 """The tools the miner's agents call, as LangChain tools over graphwright's services.
 
 Seed 001's rule: a tool that fails returns its error as the tool's result, so the agent can
-retry or change course. `dkg_publish_asset` is the one tool that writes; it runs only after a
-person approved (or edited) the call, and publishes through the knowledge base's own
-request-and-approval path with that person recorded as the approver.
+retry or change course. `dkg_publish_asset` writes nothing itself: the run stops at each call,
+which becomes a publication request in the knowledge base's queue; a person approves it there
+(through any door) and the knowledge base publishes it. When the run resumes, the tool reports
+what the request came to.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from graphwright.errors import GraphwrightError
 from graphwright.knowledge.service import KnowledgeService
 from graphwright.miner.schemas import PUBLISH_TOOL
-from graphwright.miner.signals import tag_shapes, trust_signals
+from graphwright.miner.signals import checked, tag_shapes
 from graphwright.miner.tavily import TavilyClient
 from graphwright.sources.service import KnowledgeGraphService, LiteratureService
 
@@ -117,7 +118,8 @@ class MinerTools:
         async def validate_candidate(candidate: dict[str, Any], runtime: ToolRuntime) -> str:
             tags = runtime.config.get("configurable", {}).get("miner_memory_tags") or []
             shapes = await tag_shapes(runtime.store, tags) if runtime.store else []
-            return _json(await trust_signals(candidate, knowledge=knowledge, shapes=shapes))
+            _, signals = await checked(candidate, knowledge=knowledge, shapes=shapes)
+            return _json(signals)
 
         return _tool(
             "validate_candidate",
@@ -183,28 +185,33 @@ class MinerTools:
         knowledge = self.knowledge
 
         async def dkg_publish_asset(
-            jsonld: dict[str, Any], runtime: ToolRuntime, title: str | None = None
+            jsonld: dict[str, Any],
+            runtime: ToolRuntime,
+            title: str | None = None,
+            revision_of: str | None = None,
         ) -> str:
-            settings = runtime.config.get("configurable", {})
-            run_id, approver = settings.get("miner_run_id"), settings.get("miner_approver")
-            if not approver:
-                return "Error: publishing needs a person's approval, and none was recorded"
-            request = await anyio.to_thread.run_sync(
-                functools.partial(
-                    knowledge.request_publication,
-                    jsonld,
-                    requested_by=f"knowledge-miner run {run_id}",
-                    title=title,
-                    source="knowledge-miner",
+            requests = runtime.config.get("configurable", {}).get("miner_requests") or {}
+            request_id = requests.get(runtime.tool_call_id)
+            if request_id is None:
+                return "Error: no person approved this publish; nothing was published"
+            request = await anyio.to_thread.run_sync(knowledge.get_request, request_id)
+            if request.status != "published":
+                return (
+                    f"Error: publication request {request_id} is {request.status}; nothing was "
+                    "published"
                 )
-            )
-            published = await knowledge.approve(request.id, approver=approver)
-            return f"Published as {published.ual} (approved by {approver})"
+            revised = f", a revision of {request.revision_of}" if request.revision_of else ""
+            return f"Published as {request.ual} (approved by {request.decided_by}){revised}"
 
         return _tool(
             PUBLISH_TOOL,
             "Publish one validated candidate Knowledge Asset (JSON-LD with @context, @type, "
-            "@id, name and identifier) to the knowledge base. A person approves, edits or "
-            "rejects each call before anything is published.",
+            "@id, name and identifier, as written under /candidates/) to the knowledge base. "
+            "Its bookkeeping (linkedAssets, trustSignals, provenance, domainTags) is kept "
+            "beside it, not published; its provenance sources are published as "
+            "prov:wasDerivedFrom. Give revision_of (a UAL) to correct an existing asset. A "
+            "person approves, edits or rejects each call before anything is published; a "
+            "candidate that duplicates an existing asset is offered as its revision, or not "
+            "at all when it adds nothing.",
             dkg_publish_asset,
         )

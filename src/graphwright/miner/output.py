@@ -91,7 +91,6 @@ def build_output(
     *,
     run_id: str,
     domain_tags: list[str],
-    max_iterations: int,
     messages: list[BaseMessage],
     files: dict[str, Any],
     tracker: RunTracker,
@@ -112,8 +111,8 @@ def build_output(
     summary = str(answer.get("summary") or "")
     if bound:
         summary = (
-            f"Iteration bound reached (maxIterations={max_iterations}): these are partial "
-            f"results, {len(candidates)} candidate(s) so far. {summary}"
+            f"{message_text(last)} These are partial results: {len(candidates)} "
+            f"candidate(s) so far. {summary}"
         ).strip()
     elif pending:
         summary = summary or (
@@ -130,4 +129,5 @@ def build_output(
         synthesized_report=str(answer.get("synthesizedReport") or ""),
         run_id=run_id,
         pending_approval=pending,
+        trace=tracker.trace(),
     )

@@ -1,6 +1,7 @@
 """What a run did, read from the agent's stream as it happens: todos, subagents started and
-finished, tool calls, files, memory writes. It becomes the run's progress events (the SSE
-stream) and the workspace fields of seed 001's JSON."""
+finished, tool calls, files, memory reads and writes. It becomes the run's progress events (the
+SSE stream), the workspace fields of seed 001's JSON, and the run's trace (each agent's steps,
+with their arguments shortened)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from graphwright.miner.memory import MEMORY_ROOT, file_text
-from graphwright.miner.schemas import FileEntry, SubagentRun
+from graphwright.miner.schemas import FileEntry, SubagentRun, Trace, TraceAgent, TraceStep
 
 ORCHESTRATOR = "orchestrator"
 TODO_MARKS = {"completed": "✓", "in_progress": "⧗", "pending": "○"}
 FILE_TOOLS = ("write_file", "edit_file")
-ARG_PREVIEW = 300
+ARG_PREVIEW = 200
+RESULT_PREVIEW = 300
+MAX_STEPS = 400  # per run, in the trace: a run that loops keeps its first steps
 FAILED_MARK = " (write failed: {reason})"
 
 
@@ -28,12 +32,18 @@ def todo_lines(todos: list[dict[str, Any]], agent: str = ORCHESTRATOR) -> list[s
     ]
 
 
-def _preview(args: dict[str, Any]) -> dict[str, Any]:
-    return {
-        key: f"{value[:ARG_PREVIEW]}…" if isinstance(value, str) and len(value) > ARG_PREVIEW
-        else value
-        for key, value in args.items()
-    }  # fmt: skip
+def _short(value: Any) -> Any:
+    """An argument as shown: long text, and objects whose JSON is long, cut to ARG_PREVIEW."""
+    text = value if isinstance(value, str) else None
+    if isinstance(value, dict | list):
+        text = orjson.dumps(value, default=str).decode()
+    if text is None or len(text) <= ARG_PREVIEW:
+        return value
+    return f"{text[:ARG_PREVIEW]}…"
+
+
+def preview(args: dict[str, Any]) -> dict[str, Any]:
+    return {key: _short(value) for key, value in args.items()}
 
 
 @dataclass
@@ -44,7 +54,12 @@ class RunTracker:
     todos: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     subagents: dict[str, SubagentRun] = field(default_factory=dict)
     memory_writes: dict[str, str | None] = field(default_factory=dict)  # path -> error
+    memory_reads: list[str] = field(default_factory=list)
+    # The trace: steps by agent key (the orchestrator, or a subagent's `task` call id).
+    steps: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    _step_calls: dict[str, tuple[str, int]] = field(default_factory=dict)
     _agents: dict[tuple[str, ...], str] = field(default_factory=dict)
+    _calls_of: dict[tuple[str, ...], str] = field(default_factory=dict)
     _file_calls: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def observe(self, chunk: dict[str, Any]) -> None:
@@ -60,9 +75,26 @@ class RunTracker:
     def _agent(self, namespace: tuple[str, ...], message: BaseMessage) -> str:
         if not namespace:
             return ORCHESTRATOR
-        if isinstance(message, AIMessage) and message.name:
+        if isinstance(message, AIMessage) and message.name and namespace not in self._agents:
             self._agents[namespace] = message.name
+            mapped = set(self._calls_of.values())
+            call_id = next(
+                (
+                    key
+                    for key, run in self.subagents.items()
+                    if run.name == message.name and run.status == "running" and key not in mapped
+                ),
+                None,
+            )
+            if call_id is not None:
+                self._calls_of[namespace] = call_id
         return self._agents.get(namespace, "subagent")
+
+    def _key(self, namespace: tuple[str, ...]) -> str:
+        """Whose steps a message's are: the orchestrator's, or one subagent call's."""
+        if not namespace:
+            return ORCHESTRATOR
+        return self._calls_of.get(namespace, "/".join(namespace))
 
     def _message(self, namespace: tuple[str, ...], message: BaseMessage) -> None:
         agent = self._agent(namespace, message)
@@ -74,7 +106,13 @@ class RunTracker:
 
     def _call(self, agent: str, namespace: tuple[str, ...], call: dict[str, Any]) -> None:
         name, args = call["name"], call.get("args") or {}
-        self.emit("tool_call", {"agent": agent, "name": name, "args": _preview(args)})
+        shown = preview(args)
+        self.emit("tool_call", {"agent": agent, "name": name, "args": shown})
+        self._step(namespace, call["id"], name, shown)
+        path = str(args.get("file_path", ""))
+        if name == "read_file" and path.startswith(MEMORY_ROOT) and path not in self.memory_reads:
+            self.memory_reads.append(path)
+            self.emit("memory_read", {"agent": agent, "path": path})
         if name == "write_todos":
             self.todos[agent] = list(args.get("todos") or [])
             self.emit("todos", {"agent": agent, "todos": self.todo_list()})
@@ -89,13 +127,26 @@ class RunTracker:
         elif name in FILE_TOOLS:
             self._file_calls[call["id"]] = args
 
+    def _step(
+        self, namespace: tuple[str, ...], call_id: str, tool: str, args: dict[str, Any]
+    ) -> None:
+        if sum(len(steps) for steps in self.steps.values()) >= MAX_STEPS:
+            return
+        steps = self.steps.setdefault(self._key(namespace), [])
+        self._step_calls[call_id] = (self._key(namespace), len(steps))
+        steps.append({"tool": tool, "args": args, "ok": None, "result": None})
+
     def _result(self, agent: str, namespace: tuple[str, ...], message: ToolMessage) -> None:
         failed = message.status == "error" or str(message.content).startswith("Error")
-        preview = str(message.content)[:ARG_PREVIEW]
+        shown = str(message.content)[:RESULT_PREVIEW]
         self.emit(
             "tool_result",
-            {"agent": agent, "name": message.name, "ok": not failed, "preview": preview},
+            {"agent": agent, "name": message.name, "ok": not failed, "preview": shown},
         )
+        where = self._step_calls.pop(message.tool_call_id, None)
+        if where is not None:
+            step = self.steps[where[0]][where[1]]
+            step["ok"], step["result"] = not failed, shown
         if message.name == "task" and not namespace and message.tool_call_id in self.subagents:
             run = self.subagents[message.tool_call_id]
             run.status = "failed" if failed else "completed"
@@ -122,6 +173,9 @@ class RunTracker:
                 key: run.model_dump(by_alias=True) for key, run in self.subagents.items()
             },
             "memoryWrites": self.memory_writes,
+            "memoryReads": self.memory_reads,
+            "steps": self.steps,
+            "stepCalls": {key: list(where) for key, where in self._step_calls.items()},
         }
 
     def restore(self, snapshot: dict[str, Any] | None) -> None:
@@ -132,6 +186,12 @@ class RunTracker:
             for key, run in (snapshot.get("subagents") or {}).items()
         }
         self.memory_writes = dict(snapshot.get("memoryWrites") or {})
+        self.memory_reads = list(snapshot.get("memoryReads") or [])
+        self.steps = {key: list(steps) for key, steps in (snapshot.get("steps") or {}).items()}
+        self._step_calls = {
+            key: (where[0], int(where[1]))
+            for key, where in (snapshot.get("stepCalls") or {}).items()
+        }
 
     def todo_list(self) -> list[str]:
         lines = todo_lines(self.todos.get(ORCHESTRATOR, []))
@@ -151,6 +211,23 @@ class RunTracker:
 
     def subagent_list(self) -> list[SubagentRun]:
         return list(self.subagents.values())
+
+    def trace(self) -> Trace:
+        agents = [TraceAgent(agent=ORCHESTRATOR, steps=self._steps_of(ORCHESTRATOR))]
+        for key, run in self.subagents.items():
+            agents.append(
+                TraceAgent(
+                    agent=run.name,
+                    id=key,
+                    task=run.task,
+                    status=run.status,
+                    steps=self._steps_of(key),
+                )
+            )
+        return Trace(agents=agents, memory_reads=list(self.memory_reads))
+
+    def _steps_of(self, key: str) -> list[TraceStep]:
+        return [TraceStep.model_validate(step) for step in self.steps.get(key, [])]
 
 
 def files_of(state_files: dict[str, Any]) -> list[FileEntry]:

@@ -19,8 +19,9 @@ that you call with the `task` tool:
 Plan first with `write_todos`, and keep the todos current. Offload anything large to files.
 The domain tags of this run are: {tags}. Long-term memory notes (read them; subagents append
 what they learn): {notes}.
-For each candidate that validation accepted, call `dkg_publish_asset` once; a person approves,
-edits or rejects each call.
+For each candidate that validation accepted, call `dkg_publish_asset` once, with the candidate
+as written; a person approves, edits or rejects each call. A candidate that duplicates an
+existing asset is offered as its revision, or comes back not offered, with the reason.
 
 Finish with one JSON object and nothing else:
 {{"summary": str, "candidateAssets": [JSON-LD objects, each with "linkedAssets": [UAL...] and

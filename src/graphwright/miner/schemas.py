@@ -29,6 +29,33 @@ class SubagentRun(KbModel):
     status: Literal["running", "completed", "failed"]
 
 
+class TraceStep(KbModel):
+    """One tool an agent called: its arguments shortened, and what it answered."""
+
+    tool: str
+    args: dict[str, Any]
+    ok: bool | None = Field(default=None, description="None until the tool answered")
+    result: str | None = Field(default=None, description="The start of the tool's answer")
+
+
+class TraceAgent(KbModel):
+    """The orchestrator, or one subagent call (`id` is the `task` call's id), with its steps."""
+
+    agent: str
+    id: str | None = None
+    task: str | None = None
+    status: Literal["running", "completed", "failed"] | None = None
+    steps: list[TraceStep] = Field(default_factory=list)
+
+
+class Trace(KbModel):
+    """What the run did, step by step: each agent's tool calls, and the memory notes it read
+    (the notes it wrote are seed 001's `memoryWrites`)."""
+
+    agents: list[TraceAgent] = Field(default_factory=list)
+    memory_reads: list[str] = Field(default_factory=list)
+
+
 class FileEntry(KbModel):
     path: str
     size: int
@@ -39,9 +66,23 @@ class PendingAction(KbModel):
 
     id: str = Field(description="The tool call id; a decision may name it")
     action_name: str
-    args: dict[str, Any]
+    args: dict[str, Any] = Field(
+        description="For a publish, `jsonld` is the document validated and, once approved, "
+        "published: the candidate without its bookkeeping"
+    )
     description: str | None = None
     allowed_decisions: list[str]
+    request_id: str | None = Field(
+        default=None,
+        description="Its publication request in the knowledge base's queue: deciding it there "
+        "(web, REST, `kb approve`) decides this action",
+    )
+    revision_of: str | None = Field(
+        default=None, description="The asset it would revise (a candidate that duplicates it)"
+    )
+    trust_signals: dict[str, Any] | None = Field(
+        default=None, description="The checks and confidence it is offered (and approved) on"
+    )
 
 
 class MinerOutput(KbModel):
@@ -55,6 +96,7 @@ class MinerOutput(KbModel):
     synthesized_report: str = ""
     run_id: str
     pending_approval: list[PendingAction] = Field(default_factory=list)
+    trace: Trace = Field(default_factory=Trace)
 
 
 class MinerRequest(MinerInput):

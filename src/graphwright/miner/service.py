@@ -3,9 +3,10 @@ stopped for a person's decision, and resuming them (in this process or another).
 
 A run is the agent's graph streamed on its tag thread. It stops when the agent is done, when it
 reaches its iteration bound, or when it calls `dkg_publish_asset`: then its pending actions
-wait in the `miner_runs` row until a person decides, and `decide` resumes the graph from the
-checkpoint with `Command(resume={"decisions": [...]})`. Streaming a segment and recording what
-it came to is `segments.SegmentRunner`'s part.
+wait in the `miner_runs` row, each a publication request in the knowledge base's queue, until a
+person decides them (here or through any other door), and the graph resumes from the checkpoint
+with `Command(resume={"decisions": [...]})` (`queue.ApprovalQueue`). Streaming a segment and
+recording what it came to is `segments.SegmentRunner`'s part.
 """
 
 from __future__ import annotations
@@ -20,31 +21,30 @@ import anyio
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
-from langgraph.types import Command
 
 from graphwright.auth.models import Principal
 from graphwright.auth.service import person
-from graphwright.chat.llm import load_chat_model
 from graphwright.db import Database
-from graphwright.errors import Conflict, InvalidInput, TooManyRequests
-from graphwright.knowledge.jsonld import checked_drafts
+from graphwright.errors import Conflict, TooManyRequests
 from graphwright.knowledge.service import KnowledgeService
+from graphwright.llm import load_chat_model
 from graphwright.miner import tags as domain
-from graphwright.miner.actions import decision_records, langgraph_decision
+from graphwright.miner.actions import check_decisions
 from graphwright.miner.agent_tools import MinerTools
 from graphwright.miner.memory import MemoryNotes
 from graphwright.miner.models import MinerRun, RunStatus
 from graphwright.miner.persistence import Persistence
+from graphwright.miner.queue import ApprovalQueue
 from graphwright.miner.repository import RunRepository
-from graphwright.miner.review import ActionReview, review_pending
+from graphwright.miner.review import ActionReview, reviews_of
 from graphwright.miner.runs import LiveRun
 from graphwright.miner.schemas import (
-    PUBLISH_TOOL,
     Decision,
     MemoryNote,
     MemoryNoteContent,
     MinerOutput,
     MinerRequest,
+    PendingAction,
     RunPage,
     RunRecord,
     RunView,
@@ -112,6 +112,9 @@ class MinerService:
         self.tools = tools
         self.model = model
         self._segments = SegmentRunner(db, settings, tools)
+        self._queue = ApprovalQueue(
+            db, tools.knowledge, self._segments, require_model=self._require_model, quiet=(NoModel,)
+        )
 
     @classmethod
     def from_settings(
@@ -131,9 +134,16 @@ class MinerService:
         return cls(db, settings, tools=tools, model=load_chat_model(settings.model))
 
     async def persistence(self) -> Persistence:
+        self._queue.attach()
         return await self._segments.persistence()
 
+    async def ensure_started(self) -> None:
+        """Once per server process: resume the runs decided while it was down, and those that
+        other processes decide from now on (see `queue.py`)."""
+        await self._queue.ensure_started()
+
     async def aclose(self) -> None:
+        await self._queue.aclose()
         await self._segments.aclose()
 
     # -- runs ----------------------------------------------------------------------------------
@@ -235,6 +245,8 @@ class MinerService:
         return self.model
 
     # -- decisions -----------------------------------------------------------------------------
+    # Each publish that waits is a publication request in the knowledge base's one queue
+    # (`queue.py`): a decision here decides the requests, and the run resumes from them.
 
     async def decide_as(
         self, run_id: str, decisions: Sequence[Decision], principal: Principal
@@ -244,48 +256,46 @@ class MinerService:
 
     async def resume_as(
         self, run_id: str, decisions: Sequence[Decision], principal: Principal
-    ) -> LiveRun:
+    ) -> LiveRun | None:
         """`resume`, once `principal` is known to be a person who may decide."""
         return await self.resume(run_id, decisions, approver=decider(principal))
 
     async def decide(self, run_id: str, decisions: Sequence[Decision], *, approver: str) -> RunView:
         """`resume` the run, and wait until it stops again."""
         live = await self.resume(run_id, decisions, approver=approver)
-        await live.stopped.wait()
-        return await anyio.to_thread.run_sync(self.get_run, run_id)
+        if live is not None:
+            await live.stopped.wait()
+        return await self._stopped(run_id)
 
-    async def resume(self, run_id: str, decisions: Sequence[Decision], *, approver: str) -> LiveRun:
-        """Resume a waiting run with one decision per pending action, in order; returns once
-        the decisions are taken and the run goes on. A second decision on the same actions is
-        refused."""
-        await anyio.to_thread.run_sync(self.get_run, run_id)  # 404 first
-        model = self._require_model()
-        for decision in decisions:
-            if decision.edited_action is not None:
-                if decision.edited_action.name != PUBLISH_TOOL:
-                    raise InvalidInput(f"An edit may only change a {PUBLISH_TOOL} call")
-                checked_drafts(decision.edited_action.args.get("jsonld"))
-        row = await anyio.to_thread.run_sync(self._take_decisions, run_id, decisions, approver)
-        await self.persistence()
-        resume = Command(resume={"decisions": [langgraph_decision(d) for d in decisions]})
-        graph = self._segments.graph(model, row)
-        return self._segments.launch(row, graph, resume, run_config(row, approver))
+    async def resume(
+        self, run_id: str, decisions: Sequence[Decision], *, approver: str
+    ) -> LiveRun | None:
+        """Decide a waiting run's publication requests, one decision per pending action in
+        order (an edit is validated first, and published as validated), then resume the run.
+        Returns the resumed run, or None when another process resumed it. Nothing changes
+        when a decision is refused; a second decision on the same actions is refused."""
+        run = await anyio.to_thread.run_sync(self._get_record, run_id)
+        self._require_model()
+        if run.status != RunStatus.WAITING or not run.pending:
+            taken = [d for d in run.decisions if d.get("by")]
+            who = f" (decided by {taken[-1]['by']})" if taken else ""
+            raise Conflict(f"Run {run_id} has no action waiting for a decision{who}")
+        pending = [PendingAction.model_validate(action) for action in run.pending]
+        check_decisions(run_id, pending, decisions)
+        await self._queue.decide(run, pending, decisions, approver)
+        return await self._queue.resume_decided(run_id)
 
-    def _take_decisions(
-        self, run_id: str, decisions: Sequence[Decision], approver: str
-    ) -> RunRecord:
-        with self._db.write() as session:
-            row = RunRepository(session).required(run_id, for_update=True)
-            if row.status != RunStatus.WAITING or not row.pending:
-                taken = [d for d in row.decisions if d.get("by")]
-                who = f" (decided by {taken[-1]['by']})" if taken else ""
-                raise Conflict(f"Run {run_id} has no action waiting for a decision{who}")
-            records = decision_records(
-                run_id, row.pending, decisions, approver=approver, at=utc_now().isoformat()
-            )
-            row.decisions = [*row.decisions, *records]
-            row.pending, row.status, row.updated_at = [], RunStatus.RUNNING, utc_now()
-            return record(row)
+    async def _stopped(self, run_id: str) -> RunView:
+        """The run once it is no longer running (here, or in another process)."""
+        while True:
+            run = await anyio.to_thread.run_sync(self._get_record, run_id)
+            if run.status != RunStatus.RUNNING or self._abandoned(run, utc_now()):
+                return await anyio.to_thread.run_sync(self.get_run, run_id)
+            live = self._segments.live.get(run_id)
+            if live is not None:
+                await live.stopped.wait()
+            else:
+                await asyncio.sleep(EVENT_FLUSH_SECONDS)
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -295,10 +305,11 @@ class MinerService:
             raise Conflict(f"Run {run_id} has no result: {run.error or run.status}")
         return MinerOutput.model_validate(run.result)
 
-    async def review(self, run: RunView) -> list[ActionReview]:
-        """What a person sees before deciding: each pending action, its publish checked now."""
-        store = (await self.persistence()).store
-        return await review_pending(run, store=store, knowledge=self.tools.knowledge)
+    @staticmethod
+    def review(run: RunView) -> list[ActionReview]:
+        """What a person sees before deciding: each pending publish as it would be published,
+        with the checks and confidence it is offered on."""
+        return reviews_of(run)
 
     def get_run(self, run_id: str) -> RunView:
         with self._db.read() as session:

@@ -12,7 +12,7 @@ from langgraph.store.base import BaseStore
 from graphwright.errors import InvalidInput
 from graphwright.knowledge.service import KnowledgeService
 from graphwright.miner.memory import SHAPES_NOTE, MemoryNotes
-from graphwright.miner.validation import validate_candidate
+from graphwright.miner.validation import ValidationReport, validate_candidate
 
 
 async def tag_shapes(store: BaseStore, tags: Sequence[str]) -> list[str]:
@@ -22,16 +22,28 @@ async def tag_shapes(store: BaseStore, tags: Sequence[str]) -> list[str]:
     return [text for text in texts if text]
 
 
-async def trust_signals(
-    candidate: Mapping[str, Any], *, knowledge: KnowledgeService, shapes: Sequence[str]
-) -> dict[str, Any]:
+async def checked(
+    candidate: Mapping[str, Any],
+    *,
+    knowledge: KnowledgeService,
+    shapes: Sequence[str],
+    revision_of: str | None = None,
+) -> tuple[ValidationReport, dict[str, Any]]:
+    """The candidate's validation report, and its `trustSignals`: the report without the raw
+    SHACL results, with `modelConfidence` when the model claimed one. When the tags'
+    `shapes.ttl` is broken, the candidate is checked without it and `error` names it."""
+    error = None
+    try:
+        report = await validate_candidate(
+            candidate, reader=knowledge, shapes_ttl=list(shapes), revision_of=revision_of
+        )
+    except InvalidInput as exc:
+        error = str(exc)
+        report = await validate_candidate(candidate, reader=knowledge, revision_of=revision_of)
+    signals = report.model_dump(mode="json", by_alias=True, exclude={"shape_results"})
+    if error is not None:
+        signals["error"] = error
     claimed = candidate.get("trustSignals")
-    signals: dict[str, Any] = {}
     if isinstance(claimed, Mapping) and isinstance(claimed.get("confidence"), int | float):
         signals["modelConfidence"] = claimed["confidence"]
-    try:
-        report = await validate_candidate(candidate, reader=knowledge, shapes_ttl=list(shapes))
-    except InvalidInput as exc:  # the tags' shapes.ttl is broken: say so
-        return {**signals, "confidence": 0.0, "valid": False, "error": str(exc)}
-    checked = report.model_dump(mode="json", by_alias=True, exclude={"shape_results"})
-    return {**checked, **signals}
+    return report, signals

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 INSTRUCTIONS = (
     "knowledge-miner turns a question into validated JSON-LD knowledge assets with three "
     "subagents (discovery, enrichment, validation) and long-term memory per domain tag. "
-    "Publishing waits for a person's approval; the result lists what waits in pendingApproval."
+    "Publishing waits for a person's approval: the result lists what waits in pendingApproval, "
+    "each a publication request (requestId) in the knowledge base's queue."
 )
 RUN = mcpkit.hints(read_only=False, destructive=False, idempotent=False, open_world=True)
 
@@ -58,7 +59,10 @@ def miner_server(
         maxIterations: Annotated[
             int | None,
             Field(
-                ge=1, le=MAX_ITERATIONS, description=f"Agent steps, default {DEFAULT_ITERATIONS}"
+                ge=1,
+                le=MAX_ITERATIONS,
+                description="Rounds of the mining loop (discovery, enrichment, validation), "
+                f"default {DEFAULT_ITERATIONS}",
             ),
         ] = None,
         ctx: Context | None = None,

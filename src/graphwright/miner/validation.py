@@ -26,7 +26,7 @@ from pyld import jsonld
 
 from graphwright.errors import InvalidInput, NotFound
 from graphwright.knowledge import vocab
-from graphwright.knowledge.jsonld import Triple, checked_drafts, load_document
+from graphwright.knowledge.jsonld import Triple, canonical_hash, checked_drafts, load_document
 from graphwright.knowledge.schemas import KbModel
 from graphwright.knowledge.service import KnowledgeService
 from graphwright.knowledge.ual import Ual
@@ -39,14 +39,11 @@ from graphwright.miner.confidence import (
     missing_link,
     source_scores,
 )
+from graphwright.miner.publishable import publishable_document
 from graphwright.miner.shapes import ShapeResult, check_shapes
 
 CheckName = Literal["jsonld", "shapes", "duplicates", "links"]
 CHECKS: tuple[CheckName, ...] = ("jsonld", "shapes", "duplicates", "links")
-# Seed 001's candidate wraps the JSON-LD with bookkeeping that is not knowledge to publish.
-BOOKKEEPING = frozenset(
-    {"linkedAssets", "trustSignals", "provenance", "domainTags", "validation", "properties"}
-)
 # A top-level object without an @id gets this name while it is checked, so shapes can target it.
 UNNAMED = "urn:graphwright:miner:candidate/"
 IDENTIFIER_PREDICATES = (
@@ -74,6 +71,14 @@ class Duplicate(KbModel):
 
 class ValidationReport(KbModel):
     valid: bool = Field(description="Every check passed")
+    document_hash: str | None = Field(
+        default=None,
+        description="SHA-256 of the RDFC-1.0 canonical N-Quads of the document checked (the "
+        "candidate without its bookkeeping): what is approved and published has the same",
+    )
+    revision_of: str | None = Field(
+        default=None, description="The asset it revises: its states are not duplicates"
+    )
     confidence: float = Field(ge=0, le=1)
     checks: list[Check]
     breakdown: ConfidenceBreakdown
@@ -105,16 +110,6 @@ class ParsedCandidate:
             and o.value.startswith("did:dkg:")
             and not o.value.startswith(vocab.PUBLISHER_KEY)
         ]
-
-
-def candidate_document(candidate: Mapping[str, Any]) -> dict[str, Any]:
-    """The JSON-LD a candidate would publish: seed 001's bookkeeping keys (`linkedAssets`,
-    `trustSignals`, `provenance`, ...) dropped, and its `properties` lifted to the top level."""
-    document = {key: value for key, value in candidate.items() if key not in BOOKKEEPING}
-    properties = candidate.get("properties")
-    if isinstance(properties, Mapping):
-        document = {**properties, **document}
-    return document
 
 
 def candidate_sources(candidate: Mapping[str, Any]) -> list[Source]:
@@ -165,6 +160,15 @@ def parse_candidate(document: dict[str, Any]) -> ParsedCandidate:
     expanded = jsonld.expand(named, {"documentLoader": load_document})
     roots = [node["@id"] for node in expanded if isinstance(node, dict) and "@id" in node]
     return ParsedCandidate(roots, [t for draft in drafts for t in draft.public])
+
+
+def duplicate_keys(document: dict[str, Any]) -> list[str]:
+    """What another candidate would duplicate this one by: the @id and the identifiers of its
+    top-level objects, as `@id <iri>` and `identifier <value>`."""
+    parsed = parse_candidate(document)
+    ids = [f"@id {root}" for root in parsed.roots if not root.startswith(UNNAMED)]
+    identifiers = [f"identifier {v}" for _, v in parsed.root_values(IDENTIFIER_PREDICATES)]
+    return sorted(set(ids + identifiers))
 
 
 def _label(subject: str) -> str:
@@ -244,9 +248,23 @@ def _shapes_check(results: Sequence[ShapeResult]) -> Check:
     return Check(name="shapes", passed=not violations, detail="; ".join([head, *lines]))
 
 
-def _duplicates_check(duplicates: Sequence[Duplicate]) -> Check:
+async def revised_collections(reader: KnowledgeService, revision_of: str) -> set[str]:
+    """The collections of every state of the asset a revision revises: the same @id or
+    identifier in them is what a revision is expected to have."""
+    return {state.collection_ual for state in await reader.states(revision_of)}
+
+
+def _collection(ual: str) -> str:
+    return str(Ual.parse(ual).collection)
+
+
+def _duplicates_check(duplicates: Sequence[Duplicate], revision_of: str | None) -> Check:
     if not duplicates:
         detail = "no current asset has its @id or identifier"
+        if revision_of is not None:
+            detail = (
+                f"a revision of {revision_of}; no other current asset has its @id or identifier"
+            )
         return Check(name="duplicates", passed=True, detail=detail)
     found = "; ".join(f"{d.ual} has the same {d.by} ({d.value})" for d in duplicates)
     return Check(name="duplicates", passed=False, detail=f"already in the knowledge base: {found}")
@@ -271,18 +289,22 @@ async def validate_candidate(
     sources: Sequence[Source] = (),
     trusted_publishers: Collection[str] = (),
     now: datetime | None = None,
+    revision_of: str | None = None,
 ) -> ValidationReport:
-    """Check a candidate against the knowledge base `reader` reads, and score it.
+    """Check the document a candidate publishes (`publishable_document`) against the knowledge
+    base `reader` reads, and score it.
 
     `shapes_ttl` is the domain tags' `shapes.ttl` (one text, or one per tag); `sources` default
     to those the candidate names in `provenance.sources`. `trusted_publishers` are publisher
-    keys or owner addresses the person trusts. A broken `shapes_ttl` raises InvalidInput.
+    keys or owner addresses the person trusts. A candidate that revises `revision_of` is no
+    duplicate of that asset's states. A broken `shapes_ttl` raises InvalidInput.
     """
     now = now or datetime.now(UTC)
     domain_shapes = [shapes_ttl] if isinstance(shapes_ttl, str) else list(shapes_ttl or ())
     scores = source_scores(list(sources) or candidate_sources(candidate))
+    document = publishable_document(candidate)
     try:
-        parsed = parse_candidate(candidate_document(candidate))
+        parsed, digest = await to_thread.run_sync(_parsed, document)
     except InvalidInput as exc:
         return _unparsed_report(str(exc), scores)
 
@@ -290,6 +312,9 @@ async def validate_candidate(
         lambda: check_shapes(parsed.ntriples, roots=parsed.roots, domain_shapes=domain_shapes)
     )
     duplicates = await find_duplicates(reader, parsed)
+    if revision_of is not None:
+        revised = await revised_collections(reader, revision_of)
+        duplicates = [d for d in duplicates if _collection(d.ual) not in revised]
     uals = list(dict.fromkeys(_declared_links(candidate) + parsed.linked_uals()))
     links = [
         await check_link(reader, ual, trusted_publishers=trusted_publishers, now=now)
@@ -298,7 +323,7 @@ async def validate_candidate(
     checks = [
         Check(name="jsonld", passed=True, detail=f"expands to {len(parsed.triples)} triple(s)"),
         _shapes_check(shape_results),
-        _duplicates_check(duplicates),
+        _duplicates_check(duplicates, revision_of),
         _links_check(links),
     ]
     gate = None if checks[1].passed else "it does not pass its shapes"
@@ -311,6 +336,8 @@ async def validate_candidate(
     )
     return ValidationReport(
         valid=all(check.passed for check in checks),
+        document_hash=digest,
+        revision_of=revision_of,
         confidence=confidence,
         checks=checks,
         breakdown=parts,
@@ -318,6 +345,10 @@ async def validate_candidate(
         missing_links=[link.ual for link in links if not link.exists],
         shape_results=shape_results,
     )
+
+
+def _parsed(document: dict[str, Any]) -> tuple[ParsedCandidate, str]:
+    return parse_candidate(document), canonical_hash(document)
 
 
 def _unparsed_report(reason: str, scores: Sequence[Any]) -> ValidationReport:

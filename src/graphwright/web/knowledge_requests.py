@@ -95,6 +95,11 @@ class RequestList:
             if request.conversation_id:
                 asked += f" · conversation {request.conversation_id}"
             ui.label(asked).classes("text-sm text-gray-700")
+            run_id = (request.details or {}).get("runId")
+            if run_id:
+                ui.link("Its knowledge-miner run", f"/miner/runs/{run_id}").classes("text-sm").mark(
+                    "request-run"
+                ).props('data-testid="request-run"')
             if request.revision_of:
                 with ui.row().classes("text-sm gap-1"):
                     ui.label("Revises")

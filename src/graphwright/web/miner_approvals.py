@@ -69,9 +69,11 @@ class ApprovalPanel:
             ui.label(f"{action.action_name}: {action.args.get('title') or ''}").classes(
                 "text-sm font-semibold"
             )
-            ui.code(_json(review.jsonld if review.jsonld is not None else action.args)).classes(
-                "w-full text-xs"
-            ).mark("pending-jsonld").props('data-testid="pending-jsonld"')
+            code = ui.code(_json(review.jsonld if review.jsonld is not None else action.args))
+            code.classes("w-full text-xs").mark("pending-jsonld").props(
+                'data-testid="pending-jsonld"'
+            )
+            code.copy_button.props('aria-label="Copy the JSON-LD"')
             if review.problem:
                 ui.label(review.problem).classes("text-sm text-red-800")
             if review.report is not None:

@@ -18,6 +18,7 @@ from graphwright.miner.schemas import DEFAULT_ITERATIONS, MAX_ITERATIONS, MinerR
 from graphwright.miner.service import NEEDS_MODEL, MinerService
 from graphwright.web.common import SIGN_IN, frame, guarded, io, named, notify_error, signed_in
 from graphwright.web.context import WebContext
+from graphwright.web.miner_run import RunRecord
 from graphwright.web.miner_workspace import Workspace
 
 # Offered before any tag has notes: biomedical questions first, then seed 001's own examples.
@@ -193,7 +194,10 @@ def register(context: WebContext) -> None:
         frame(context, principal, f"Miner run: {run.query[:60]}")
         miner_banner(context.miner)
         ui.link("All runs", "/miner")
-        Workspace(context.miner, principal).follow(run.id)
+        ui.label(run.query).classes("text-base")
+        workspace = Workspace(context.miner, principal, link_to_run=False)
+        workspace.on_stop = RunRecord().show  # below the live workspace
+        workspace.follow(run.id)
         return None
 
     @ui.page("/miner/memory", title="Miner memory · graphwright")
@@ -206,13 +210,26 @@ def register(context: WebContext) -> None:
         return None
 
 
+MEMORY_IS = (
+    "Memory is what the knowledge miner keeps from one run to the next, per domain tag: "
+    "discovery notes (patterns and useful sources), schema notes (entity types and mappings), "
+    "validation rules, and optional SHACL shapes that its checks apply. A run reads its tags' "
+    "notes first and appends what it learns; you can read and correct them here."
+)
+NO_MEMORY = (
+    "No tag has notes yet. Start a miner run with a domain tag (the tag bar above a "
+    "conversation's messages): its notes are created then."
+)
+
+
 class MemoryView:
     """Each tag's notes (discovery notes, schema notes, validation rules, shapes.ttl), to read
-    and edit."""
+    and edit. Save is enabled once the open note has changed."""
 
     def __init__(self, miner: MinerService, principal: Principal) -> None:
         self.miner = miner
         self.principal = principal
+        ui.label(MEMORY_IS).classes("text-sm px-2 max-w-4xl")
         with ui.row().classes("w-full no-wrap gap-4 p-2"):
             self.listing = (
                 ui.column()
@@ -228,12 +245,21 @@ class MemoryView:
                     .props('data-testid="memory-note-title"')
                 )
                 self.editor = named(
-                    ui.textarea().classes("w-full font-mono").props("rows=20"), "memory-editor"
+                    ui.textarea(on_change=self._changed)
+                    .classes("w-full font-mono")
+                    .props('rows=20 aria-label="The note\'s text"'),
+                    "memory-editor",
                 )
+                self.editor.disable()
                 self.save = named(ui.button("Save", on_click=self._save), "memory-save")
                 self.save.disable()
         self.open: tuple[str, str] | None = None
+        self.saved_text = ""
         ui.timer(0, self.reload, once=True)
+
+    def _changed(self) -> None:
+        changed = self.open is not None and (self.editor.value or "") != self.saved_text
+        self.save.set_enabled(changed)
 
     @guarded
     async def reload(self) -> None:
@@ -241,7 +267,7 @@ class MemoryView:
         self.listing.clear()
         with self.listing:
             if not listing:
-                ui.label("No notes yet: a miner run writes its tags' notes.")
+                named(ui.label(NO_MEMORY).classes("text-sm"), "memory-empty")
             for tag, notes in listing.items():
                 ui.label(f"#{tag}").classes("text-sm font-semibold")
                 present = {note.note: note for note in notes}
@@ -263,8 +289,10 @@ class MemoryView:
             content = ""  # not written yet: saving creates it
         self.open = (tag, note)
         self.title.text = f"/memories/knowledge/{tag}/{NOTE_FILES[note]}"
+        self.saved_text = content
         self.editor.value = content
-        self.save.enable()
+        self.editor.enable()
+        self._changed()
 
     @guarded
     async def _save(self) -> None:
@@ -272,5 +300,7 @@ class MemoryView:
             return
         tag, note = self.open
         saved = await self.miner.write_note_as(tag, note, self.editor.value or "", self.principal)
+        self.saved_text = saved.content
+        self._changed()
         ui.notify(f"Saved {saved.path} ({saved.size} B)")
         await self.reload()

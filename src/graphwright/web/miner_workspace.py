@@ -11,6 +11,7 @@ chat's miner tool, shows its progress once each of its segments stops).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 from nicegui import background_tasks, ui
 
 from graphwright.auth.models import Principal
-from graphwright.miner.schemas import Decision
+from graphwright.miner.schemas import Decision, RunView
 from graphwright.miner.service import MinerService
 from graphwright.web.common import io, notify_error
 from graphwright.web.miner_approvals import ApprovalPanel
@@ -82,9 +83,18 @@ class Progress:
 class Workspace:
     """The panel; `follow(run_id)` shows a run, `watch_new_run()` waits for one to start."""
 
-    def __init__(self, miner: MinerService, principal: Principal) -> None:
+    def __init__(
+        self,
+        miner: MinerService,
+        principal: Principal,
+        *,
+        link_to_run: bool = True,
+    ) -> None:
+        """`link_to_run`: show a link to the run's page (not on that page itself)."""
         self.miner = miner
         self.principal = principal
+        # Told of the run each time it stops (done, or waiting for a person).
+        self.on_stop: Callable[[RunView], None] | None = None
         self.run_id: str | None = None
         self.progress = Progress()
         self._task: asyncio.Task[Any] | None = None
@@ -105,6 +115,7 @@ class Workspace:
                 )
                 ui.space()
                 self.run_link = ui.link("", "#").classes("text-xs")
+                self.run_link.set_visibility(link_to_run)
             self.body = ui.column().classes("w-full gap-1")
             self.approvals = ui.column().classes("w-full gap-2")
         self.card.set_visibility(False)
@@ -165,6 +176,8 @@ class Workspace:
             self.progress.result(run.result)
             self.progress.error = self.progress.error or run.error
             self._render()
+            if self.on_stop is not None:
+                self.on_stop(run)
             if run.status == "waiting":
                 await self._show_approvals(run_id)
         except Exception as exc:  # the panel says what went wrong; the page stays usable
@@ -225,8 +238,7 @@ class Workspace:
 
     async def _show_approvals(self, run_id: str) -> None:
         run = await io(self.miner.get_run, run_id)
-        reviews = await self.miner.review(run)
-        ApprovalPanel(self, run_id, reviews, self.approvals)
+        ApprovalPanel(self, run_id, self.miner.review(run), self.approvals)
 
     async def decide(self, run_id: str, decisions: list[Decision]) -> None:
         """Send the decisions (one per pending action, in order) and follow the resumed run."""
