@@ -1,26 +1,31 @@
-"""The errors A2A defines, on both bindings, against a live server: scope (403), the spec's HTTP
-statuses, content types, the `A2A-Version` query parameter, body limits, client mistakes that
-are client errors (never -32603 or 500), and NUL in any text or id, refused alike on SQLite and
-PostgreSQL, in every string field the A2A request types have."""
+"""A2A's two bindings against a live server: the HTTP+JSON binding serves a turn and its tasks;
+the errors A2A defines, alike on both bindings: tokens and scope (401, 403), the spec's HTTP
+statuses, content types, the `A2A-Version` request parameter, body limits, client mistakes that
+are client errors (never -32603 or 500), and NUL in any text or id of every A2A request type,
+refused alike on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
+from a2a.client import A2AClientError, ClientConfig, ClientFactory
 from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
-from a2a.types import Part, TaskState
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
-from google.protobuf.json_format import MessageToDict
+from a2a.types import CancelTaskRequest, GetTaskRequest, ListTasksRequest, Part, TaskState
+from a2a.utils.constants import TransportProtocol
+from a2a.utils.errors import ContentTypeNotSupportedError, InvalidParamsError
+from sqlalchemy.exc import DataError
 
-from graphwright.a2a.executor import CHUNK_CHARS
+from graphwright.a2a.errors import INTERNAL_MESSAGE
+from graphwright.a2a.tasks import GraphwrightTaskStore
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
 from tests.a2a.conftest import Agent, collect, http_client, user_message
-from tests.a2a.test_a2a_server import final_task
+from tests.a2a.request_fields import NUL_CASES, field_name, string_fields, with_nul
+from tests.a2a.test_a2a_server import by_media_type, final_task
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -47,6 +52,44 @@ def no_internals(response: httpx.Response) -> None:
     """What a client is told names no SQL, no driver and no traceback."""
     for leak in ("SELECT", "INSERT", "[SQL", "psycopg", "asyncpg", "sqlite3", "Traceback"):
         assert leak not in response.text, response.text
+
+
+async def test_the_rest_binding_serves_a_turn_and_its_tasks(agent: Agent) -> None:
+    async with http_client() as http:
+        card = (await http.get(f"{agent.url}/.well-known/agent-card.json")).json()
+    assert {"url": f"{agent.url}/a2a/rest", "protocolBinding": "HTTP+JSON",
+            "protocolVersion": "1.0"} in card["supportedInterfaces"]  # fmt: skip
+    config = ClientConfig(
+        streaming=False,
+        httpx_client=http_client(agent.token),
+        supported_protocol_bindings=[TransportProtocol.HTTP_JSON.value],
+    )
+    client = await ClientFactory(config).create_from_url(agent.url)
+    context_id = str(uuid.uuid4())
+    task = final_task(
+        await collect(client, user_message("/kg.queryNeighbors TP53", context_id=context_id))
+    )
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED, task.status
+    assert "NCBIGene:7157" in {
+        n["id"] for n in by_media_type(task)[KNOWLEDGE_GRAPH]["parts"][0]["data"]["nodes"]
+    }
+    again = await client.get_task(GetTaskRequest(id=task.id))
+    assert again.id == task.id and again.context_id == context_id
+    listing = await client.list_tasks(ListTasksRequest(context_id=context_id))
+    assert [t.id for t in listing.tasks] == [task.id]
+    await client.close()
+
+
+async def test_the_rest_binding_needs_a_token_and_keeps_graphwrights_routes(agent: Agent) -> None:
+    async with http_client(**{"A2A-Version": "1.0"}) as http:
+        missing = await http.get(f"{agent.url}/a2a/rest/tasks")
+        health = await http.get(f"{agent.url}/health")
+        api = await http.get(f"{agent.url}/api/conversations")
+    assert missing.status_code == 401
+    assert missing.headers["www-authenticate"] == "Bearer"
+    assert missing.json()["error"]["status"] == "UNAUTHENTICATED"
+    assert health.status_code == 200  # not swallowed by the binding's /{tenant} routes
+    assert api.status_code == 401 and api.json()["success"] is False
 
 
 async def finished_task(agent: Agent, context_id: str) -> str:
@@ -196,107 +239,90 @@ async def test_client_mistakes_are_client_errors_on_both_bindings(
     no_internals(rest)
 
 
-async def test_a_graph_part_to_a_new_context_makes_the_conversation(agent: Agent) -> None:
+async def test_no_token_is_401_and_a_token_for_another_conversation_is_403(agent: Agent) -> None:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "ListTasks",
+        "params": {},
+    }
+    async with http_client(**{"A2A-Version": "1.0"}) as http:
+        missing = await http.post(f"{agent.url}/a2a", json=body)
+        wrong = await http.post(
+            f"{agent.url}/a2a", json=body, headers={"Authorization": "Bearer gw_nope"}
+        )
+    for response in (missing, wrong):
+        assert response.status_code == 401
+        assert response.headers["www-authenticate"] == "Bearer"
+        error = response.json()
+        assert error["jsonrpc"] == "2.0" and error["error"]["message"]
+        assert error["error"]["data"][0]["reason"] == "UNAUTHENTICATED"
+    with pytest.raises(A2AClientError) as unauthenticated:
+        client = await agent.client(token=None)
+        await collect(client, user_message("/help"))
+    assert "401" in str(unauthenticated.value)
+
+    mine, theirs = str(uuid.uuid4()), str(uuid.uuid4())
+    admin = await agent.client(streaming=False)
+    their_task = final_task(await collect(admin, user_message("/help", context_id=theirs)))
+    scoped = await agent.client(token=agent.mint(conversation_id=mine), streaming=False)
+    # Without a context the scoped token works in its own conversation.
+    own = final_task(await collect(scoped, user_message("/help")))
+    assert own.context_id == mine and own.status.state == TaskState.TASK_STATE_COMPLETED
+    for call in (
+        collect(scoped, user_message("/help", context_id=theirs)),
+        scoped.get_task(GetTaskRequest(id=their_task.id)),
+        scoped.cancel_task(CancelTaskRequest(id=their_task.id)),
+        scoped.list_tasks(ListTasksRequest(context_id=theirs)),
+    ):
+        with pytest.raises(A2AClientError) as forbidden:
+            await call
+        assert "403" in str(forbidden.value)
+    body = {"jsonrpc": "2.0", "id": 9, "method": "GetTask", "params": {"id": their_task.id}}
+    async with http_client(agent.mint(conversation_id=mine), **{"A2A-Version": "1.0"}) as http:
+        raw = await http.post(f"{agent.url}/a2a", json=body)
+    assert raw.status_code == 403 and raw.json()["id"] == 9
+    assert raw.json()["error"]["data"][0]["reason"] == "PERMISSION_DENIED"
+    assert mine in raw.json()["error"]["message"]
+    listing = await scoped.list_tasks(ListTasksRequest())
+    assert [t.id for t in listing.tasks] == [own.id]
+    await scoped.close()
+    await admin.close()
+
+
+async def test_parts_and_context_ids_graphwright_cannot_take_are_refused(agent: Agent) -> None:
     client = await agent.client(streaming=False)
-    graph = Part(media_type=KNOWLEDGE_GRAPH)
-    graph.data.struct_value.update({"nodes": [{"id": "X:1", "name": "x"}], "links": []})
-    context_id = str(uuid.uuid4())
-    in_graph_mode = user_message(
-        context_id=context_id, parts=[graph], metadata={"mode": "graph_mode"}
-    )
-    task = final_task(await collect(client, in_graph_mode))
-    assert task.status.state == TaskState.TASK_STATE_COMPLETED, task.status
-    assert agent.chat.get_conversation(context_id)["mode"] == "graph_mode"
-    assert agent.live.app.state.graph_service.version(context_id) == 1
-
-    plain = str(uuid.uuid4())
-    task = final_task(await collect(client, user_message(context_id=plain, parts=[graph])))
-    assert task.status.state == TaskState.TASK_STATE_FAILED
-    assert "not in Graph Mode" in task.status.message.parts[0].text
-    assert agent.chat.get_conversation(plain)["mode"] == "normal"
+    raw = Part(raw=b"%PDF", media_type="application/pdf")
+    with pytest.raises(ContentTypeNotSupportedError, match="application/pdf"):
+        await collect(client, user_message(parts=[raw]))
+    with pytest.raises(InvalidParamsError, match="contextId"):
+        await collect(client, user_message("/help", context_id="not a conversation id!"))
+    with pytest.raises(InvalidParamsError, match=r"metadata\.mode"):
+        await collect(client, user_message("/help", metadata={"mode": "turbo"}))
+    listing = await client.list_tasks(ListTasksRequest(context_id="not a conversation id!"))
+    assert list(listing.tasks) == []
     await client.close()
 
 
-async def test_help_streams_in_chunks_of_at_most_2000_characters(agent: Agent) -> None:
-    client = await agent.client()
-    events = await collect(client, user_message("/help"))
-    chunks = [
-        MessageToDict(e.artifact_update)
-        for e in events
-        if e.HasField("artifact_update")
-        and e.artifact_update.artifact.artifact_id.endswith("-answer")
-    ]
-    texts = [chunk["artifact"]["parts"][0]["text"] for chunk in chunks]
-    assert len("".join(texts)) > 2 * CHUNK_CHARS
-    assert all(0 < len(text) <= CHUNK_CHARS for text in texts), [len(t) for t in texts]
-    assert [c.get("lastChunk", False) for c in chunks] == [False] * (len(chunks) - 1) + [True]
-    assert "".join(texts).startswith("Tools you can call")
-    await client.close()
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"\x8d{\xff",
+        # Valid UTF-8, but its NUL bytes make json.loads guess UTF-16 (schemathesis found it).
+        b'{\x00"\x00a\x00"\x00(',
+    ],
+    ids=["invalid-utf8", "read-as-utf16"],
+)
+async def test_a_body_that_is_not_utf8_is_a_parse_error(agent: Agent, body: bytes) -> None:
+    headers = {"A2A-Version": "1.0", "Content-Type": "application/json"}
+    async with http_client(agent.token, **headers) as http:
+        response = await http.post(f"{agent.url}/a2a", content=body)
+    assert response.status_code == 200
+    error = response.json()["error"]
+    assert error["code"] == -32700 and "not UTF-8" in error["message"]
 
 
-# NUL in every text and id: the fields come from a2a-sdk's protobuf descriptors, so a field added
-# to the A2A types is covered without a change here.
-
-SERVED = ["SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask",
-          "SubscribeToTask"]  # fmt: skip
-JSON_VALUE_TYPES = {"google.protobuf.Struct", "google.protobuf.Value"}
-NUL_TEXT = "a\x00b"
-
-
-def string_fields(
-    descriptor: Descriptor, seen: frozenset[str] = frozenset()
-) -> Iterator[list[FieldDescriptor | str]]:
-    """Paths to every string a request of this type can carry: its string fields, and the keys
-    and string values of its JSON (Struct, Value) fields, through nested messages."""
-    for field in descriptor.fields:
-        if field.type == FieldDescriptor.TYPE_STRING:
-            yield [field]
-        elif field.type == FieldDescriptor.TYPE_MESSAGE:
-            name = field.message_type.full_name
-            if name in JSON_VALUE_TYPES:
-                yield [field, "value"]
-                if name == "google.protobuf.Struct":
-                    yield [field, "key"]
-            elif name not in seen and not name.startswith("google.protobuf."):
-                for path in string_fields(field.message_type, seen | {descriptor.full_name}):
-                    yield [field, *path]
-
-
-def with_nul(base: dict[str, Any], path: list[FieldDescriptor | str]) -> dict[str, Any]:
-    """`base` (a valid request as JSON) with NUL in the string at `path`."""
-    body = json.loads(json.dumps(base))
-    fields = [step for step in path if isinstance(step, FieldDescriptor)]
-    in_json = path[-1] if isinstance(path[-1], str) else None
-    node = body
-    for field in fields:
-        if field.containing_oneof is not None:  # one member of a oneof at a time
-            for sibling in field.containing_oneof.fields:
-                node.pop(sibling.json_name, None)
-        if field is fields[-1]:
-            break
-        child = node.get(field.json_name) or ([{}] if field.is_repeated else {})
-        node[field.json_name] = child
-        node = child[0] if field.is_repeated else child
-    leaf = fields[-1]
-    value: Any = {"key": {NUL_TEXT: "v"}, "value": {"k": NUL_TEXT}}.get(in_json or "", NUL_TEXT)
-    node[leaf.json_name] = [value] if leaf.is_repeated and in_json is None else value
-    return body
-
-
-def field_name(path: list[FieldDescriptor | str]) -> str:
-    return ".".join(step.json_name for step in path if isinstance(step, FieldDescriptor))
-
-
-def nul_cases() -> Iterator[tuple[str, list[FieldDescriptor | str]]]:
-    for method in SERVED:
-        for path in string_fields(JsonRpcDispatcher.METHOD_TO_MODEL[method].DESCRIPTOR):
-            yield method, path
-
-
-NUL_CASES = list(nul_cases())
-
-
-def test_the_nul_cases_cover_the_text_and_ids_of_every_request() -> None:
+async def test_the_nul_cases_cover_the_text_and_ids_of_every_request() -> None:
     names = {f"{method}:{field_name(path)}:{path[-1] if isinstance(path[-1], str) else ''}"
              for method, path in NUL_CASES}  # fmt: skip
     for expected in ("SendMessage:message.parts.text:", "SendMessage:message.messageId:",
@@ -344,3 +370,21 @@ async def test_nul_in_any_text_or_id_is_refused_alike_on_every_backend(agent: Ag
             assert response.status_code == 400, (url, response.text)
             assert "NUL" in response.json()["error"]["message"]
             no_internals(response)
+
+
+async def test_an_internal_error_names_nothing_inside_the_server(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def failing_read(*_args: Any) -> None:
+        statement = "SELECT a2a_tasks.id FROM a2a_tasks WHERE a2a_tasks.id = $1"
+        raise DataError(statement, ("x",), Exception("invalid byte sequence for encoding"))
+
+    monkeypatch.setattr(GraphwrightTaskStore, "get", failing_read)
+    async with http_client(agent.token, **VERSION) as http:
+        json_rpc = await http.post(f"{agent.url}/a2a", json=rpc("GetTask", {"id": "t-1"}))
+        rest = await http.get(f"{agent.url}{REST}/tasks/t-1")
+    error = json_rpc.json()["error"]
+    assert error["code"] == INTERNAL_ERROR and error["message"] == INTERNAL_MESSAGE
+    assert rest.status_code == 500 and rest.json()["error"]["message"] == INTERNAL_MESSAGE
+    no_internals(json_rpc)
+    no_internals(rest)
