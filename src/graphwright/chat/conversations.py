@@ -78,7 +78,7 @@ class ChatConversations:
             repo.add(row)
             return _conversation_json(row)
 
-    def open_conversation(
+    def _ensure_conversation(
         self, conversation_id: str, mode: Mode | None, *, actor: str
     ) -> dict[str, Any]:
         """The conversation, made on first use and switched to `mode` if one is asked for."""

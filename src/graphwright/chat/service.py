@@ -112,7 +112,7 @@ class ChatService(ChatConversations):
                 f"A turn is running in conversation '{conversation_id}'; import the graph "
                 "once it has finished"
             )
-        conversation = self.open_conversation(conversation_id, mode, actor=actor)
+        conversation = self._ensure_conversation(conversation_id, mode, actor=actor)
         if conversation["mode"] != Mode.GRAPH.value:
             raise InvalidInput(
                 f"Conversation '{conversation_id}' is not in Graph Mode, so an attached knowledge "
