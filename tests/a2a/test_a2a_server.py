@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import uuid
 
 import pytest
-from a2a.client import A2AClientError
+from a2a.client import Client
 from a2a.types import (
     CancelTaskRequest,
     GetTaskRequest,
@@ -18,14 +19,14 @@ from a2a.types import (
     TaskState,
 )
 from a2a.utils.errors import (
-    ContentTypeNotSupportedError,
-    InvalidParamsError,
     TaskNotCancelableError,
 )
 from google.protobuf.json_format import MessageToDict
 
 from graphwright.a2a import executor as a2a_executor
+from graphwright.a2a.executor import CHUNK_CHARS
 from graphwright.core.artifacts import BIBLIOGRAPHY, KNOWLEDGE_GRAPH, MARKDOWN
+from graphwright.errors import NotFound
 from tests.a2a.conftest import Agent, collect, http_client, user_message
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -128,13 +129,14 @@ async def test_a_streaming_turn_sends_status_then_answer_chunks_then_artifacts(
     assert events[0].task.status.state == TaskState.TASK_STATE_WORKING
     assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
     chunks = answer_chunks(events)
-    assert len(chunks) == 3
-    assert [c.get("append", False) for c in chunks] == [False, True, True]
-    assert [c.get("lastChunk", False) for c in chunks] == [False, False, True]
+    # /help's text is longer than a chunk, so it is cut in chunks of CHUNK_CHARS.
+    assert len(chunks) > 3
+    assert [c.get("append", False) for c in chunks] == [False] + [True] * (len(chunks) - 1)
+    assert [c.get("lastChunk", False) for c in chunks] == [False] * (len(chunks) - 1) + [True]
     assert all(c["artifact"]["parts"][0]["mediaType"] == MARKDOWN for c in chunks)
     text = "".join(c["artifact"]["parts"][0]["text"] for c in chunks)
     assert text.startswith("/kg.queryNeighbors TP53")
-    assert chunks[-1]["artifact"]["parts"][0]["text"].startswith("Tools you can call")
+    assert chunks[2]["artifact"]["parts"][0]["text"].startswith("Tools you can call")
     # The turn's artifacts come after the answer, before the final status.
     updates = [e.artifact_update.artifact for e in events if e.HasField("artifact_update")]
     media = [MessageToDict(a)["parts"][0].get("mediaType") for a in updates[len(chunks) :]]
@@ -253,89 +255,6 @@ async def test_a_graph_part_outside_graph_mode_fails_the_task_and_says_why(agent
     await client.close()
 
 
-async def test_no_token_is_401_and_a_token_for_another_conversation_is_403(agent: Agent) -> None:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "ListTasks",
-        "params": {},
-    }
-    async with http_client(**{"A2A-Version": "1.0"}) as http:
-        missing = await http.post(f"{agent.url}/a2a", json=body)
-        wrong = await http.post(
-            f"{agent.url}/a2a", json=body, headers={"Authorization": "Bearer gw_nope"}
-        )
-    for response in (missing, wrong):
-        assert response.status_code == 401
-        assert response.headers["www-authenticate"] == "Bearer"
-        error = response.json()
-        assert error["jsonrpc"] == "2.0" and error["error"]["message"]
-        assert error["error"]["data"][0]["reason"] == "UNAUTHENTICATED"
-    with pytest.raises(A2AClientError) as unauthenticated:
-        client = await agent.client(token=None)
-        await collect(client, user_message("/help"))
-    assert "401" in str(unauthenticated.value)
-
-    mine, theirs = str(uuid.uuid4()), str(uuid.uuid4())
-    admin = await agent.client(streaming=False)
-    their_task = final_task(await collect(admin, user_message("/help", context_id=theirs)))
-    scoped = await agent.client(token=agent.mint(conversation_id=mine), streaming=False)
-    # Without a context the scoped token works in its own conversation.
-    own = final_task(await collect(scoped, user_message("/help")))
-    assert own.context_id == mine and own.status.state == TaskState.TASK_STATE_COMPLETED
-    for call in (
-        collect(scoped, user_message("/help", context_id=theirs)),
-        scoped.get_task(GetTaskRequest(id=their_task.id)),
-        scoped.cancel_task(CancelTaskRequest(id=their_task.id)),
-        scoped.list_tasks(ListTasksRequest(context_id=theirs)),
-    ):
-        with pytest.raises(A2AClientError) as forbidden:
-            await call
-        assert "403" in str(forbidden.value)
-    body = {"jsonrpc": "2.0", "id": 9, "method": "GetTask", "params": {"id": their_task.id}}
-    async with http_client(agent.mint(conversation_id=mine), **{"A2A-Version": "1.0"}) as http:
-        raw = await http.post(f"{agent.url}/a2a", json=body)
-    assert raw.status_code == 403 and raw.json()["id"] == 9
-    assert raw.json()["error"]["data"][0]["reason"] == "PERMISSION_DENIED"
-    assert mine in raw.json()["error"]["message"]
-    listing = await scoped.list_tasks(ListTasksRequest())
-    assert [t.id for t in listing.tasks] == [own.id]
-    await scoped.close()
-    await admin.close()
-
-
-async def test_parts_and_context_ids_graphwright_cannot_take_are_refused(agent: Agent) -> None:
-    client = await agent.client(streaming=False)
-    raw = Part(raw=b"%PDF", media_type="application/pdf")
-    with pytest.raises(ContentTypeNotSupportedError, match="application/pdf"):
-        await collect(client, user_message(parts=[raw]))
-    with pytest.raises(InvalidParamsError, match="contextId"):
-        await collect(client, user_message("/help", context_id="not a conversation id!"))
-    with pytest.raises(InvalidParamsError, match=r"metadata\.mode"):
-        await collect(client, user_message("/help", metadata={"mode": "turbo"}))
-    listing = await client.list_tasks(ListTasksRequest(context_id="not a conversation id!"))
-    assert list(listing.tasks) == []
-    await client.close()
-
-
-@pytest.mark.parametrize(
-    "body",
-    [
-        b"\x8d{\xff",
-        # Valid UTF-8, but its NUL bytes make json.loads guess UTF-16 (schemathesis found it).
-        b'{\x00"\x00a\x00"\x00(',
-    ],
-    ids=["invalid-utf8", "read-as-utf16"],
-)
-async def test_a_body_that_is_not_utf8_is_a_parse_error(agent: Agent, body: bytes) -> None:
-    headers = {"A2A-Version": "1.0", "Content-Type": "application/json"}
-    async with http_client(agent.token, **headers) as http:
-        response = await http.post(f"{agent.url}/a2a", content=body)
-    assert response.status_code == 200
-    error = response.json()["error"]
-    assert error["code"] == -32700 and "not UTF-8" in error["message"]
-
-
 @pytest.mark.parametrize("path", ["/a2a", "/a2a/"])
 async def test_the_json_rpc_endpoint_answers_with_or_without_a_trailing_slash(
     agent: Agent, path: str
@@ -352,3 +271,111 @@ async def test_the_json_rpc_endpoint_answers_with_or_without_a_trailing_slash(
     assert response.status_code == 200
     assert response.json()["error"]["code"] == -32001
     assert anonymous.status_code == 401
+
+
+async def test_a_graph_part_to_a_new_context_makes_the_conversation(agent: Agent) -> None:
+    client = await agent.client(streaming=False)
+    graph = Part(media_type=KNOWLEDGE_GRAPH)
+    graph.data.struct_value.update({"nodes": [{"id": "X:1", "name": "x"}], "links": []})
+    context_id = str(uuid.uuid4())
+    in_graph_mode = user_message(
+        context_id=context_id, parts=[graph], metadata={"mode": "graph_mode"}
+    )
+    task = final_task(await collect(client, in_graph_mode))
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED, task.status
+    assert agent.chat.get_conversation(context_id)["mode"] == "graph_mode"
+    assert agent.live.app.state.graph_service.version(context_id) == 1
+
+    plain = str(uuid.uuid4())
+    task = final_task(await collect(client, user_message(context_id=plain, parts=[graph])))
+    assert task.status.state == TaskState.TASK_STATE_FAILED
+    assert "not in Graph Mode" in task.status.message.parts[0].text
+    assert agent.chat.get_conversation(plain)["mode"] == "normal"
+    await client.close()
+
+
+async def test_help_streams_in_chunks_of_at_most_2000_characters(agent: Agent) -> None:
+    client = await agent.client()
+    events = await collect(client, user_message("/help"))
+    chunks = [
+        MessageToDict(e.artifact_update)
+        for e in events
+        if e.HasField("artifact_update")
+        and e.artifact_update.artifact.artifact_id.endswith("-answer")
+    ]
+    texts = [chunk["artifact"]["parts"][0]["text"] for chunk in chunks]
+    assert len("".join(texts)) > 2 * CHUNK_CHARS
+    assert all(0 < len(text) <= CHUNK_CHARS for text in texts), [len(t) for t in texts]
+    assert [c.get("lastChunk", False) for c in chunks] == [False] * (len(chunks) - 1) + [True]
+    assert "".join(texts).startswith("Tools you can call")
+    await client.close()
+
+
+# Cancelling at random points: the task's own stream, CancelTask, GetTask and the stored
+# conversation always tell the same outcome.
+TRIES = 50
+AT_ONCE = 10
+# A turn of a tool call of a second and a long answer, ten at once. The cancels land anywhere
+# from the task's first event to after its end (a request takes some tenths of a second here
+# under load), so that most find the turn running, and some storing or finished.
+TURN = "/flaky.sleep 1\n/help"
+LATEST_CANCEL_SECONDS = 1.5
+TERMINAL = {TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_CANCELED}
+STORED_STATUS = {
+    TaskState.TASK_STATE_COMPLETED: "complete",
+    TaskState.TASK_STATE_CANCELED: "cancelled",
+}
+
+
+def final_state(events: list[StreamResponse]) -> TaskState:
+    """The terminal state the stream ended with; the stream must end with one."""
+    last = events[-1]
+    state = last.status_update.status.state if last.HasField("status_update") else None
+    assert state in TERMINAL, f"the stream closed without a final status: {last}"
+    return state
+
+
+async def cancel_at(agent: Agent, streaming: Client, other: Client, delay: float) -> TaskState:
+    context_id = str(uuid.uuid4())
+    stream = streaming.send_message(user_message(TURN, context_id=context_id))
+    first = await anext(stream)
+    task_id = first.task.id
+    rest = asyncio.ensure_future(collect_rest(stream))
+    await asyncio.sleep(delay)
+    try:
+        cancelled = await other.cancel_task(CancelTaskRequest(id=task_id))
+    except TaskNotCancelableError:
+        cancelled = None  # it had ended already
+    events = [first, *await asyncio.wait_for(rest, 60)]
+    streamed = final_state(events)
+    stored = (await other.get_task(GetTaskRequest(id=task_id))).status.state
+    assert streamed == stored, (delay, streamed, stored)
+    if cancelled is not None:
+        assert cancelled.status.state == stored, (delay, cancelled.status.state, stored)
+    else:
+        assert stored == TaskState.TASK_STATE_COMPLETED
+    try:
+        last = agent.chat.get_conversation(context_id)["messages"][-1]
+    except NotFound:  # cancelled before its turn started: nothing was stored
+        assert stored == TaskState.TASK_STATE_CANCELED
+    else:
+        assert last["role"] == "assistant" and last["status"] == STORED_STATUS[stored], last
+    return stored
+
+
+async def collect_rest(stream) -> list[StreamResponse]:
+    return [event async for event in stream]
+
+
+async def test_the_stream_cancel_and_get_agree_on_every_cancellation(agent: Agent) -> None:
+    rng = random.Random(29)
+    delays = [rng.uniform(0, LATEST_CANCEL_SECONDS) for _ in range(TRIES)]
+    streaming, other = await agent.client(), await agent.client(streaming=False)
+    outcomes: list[TaskState] = []
+    for start in range(0, TRIES, AT_ONCE):
+        batch = delays[start : start + AT_ONCE]
+        outcomes += await asyncio.gather(*(cancel_at(agent, streaming, other, d) for d in batch))
+    await streaming.close()
+    await other.close()
+    assert len(outcomes) == TRIES
+    assert TaskState.TASK_STATE_CANCELED in outcomes

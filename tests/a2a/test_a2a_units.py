@@ -7,7 +7,7 @@ import logging
 from pathlib import Path
 
 import pytest
-from a2a.types import Message, Part
+from a2a.types import Message, Part, Role
 from a2a.utils.errors import ContentTypeNotSupportedError, InvalidParamsError
 from sqlalchemy.engine import make_url
 
@@ -78,8 +78,8 @@ def test_artifacts_keep_their_media_types_and_version_in_a2a() -> None:
     assert from_proto(to_proto(citations)).parts[0].data == [{"pmid": "1"}]
 
 
-def message(*parts: Part, context_id: str = "") -> Message:
-    return Message(message_id="m", context_id=context_id, parts=list(parts))
+def message(*parts: Part, context_id: str = "", role: Role = Role.ROLE_USER) -> Message:
+    return Message(message_id="m", context_id=context_id, parts=list(parts), role=role)
 
 
 def test_admit_takes_text_and_graphs_and_names_what_it_refuses() -> None:
@@ -98,6 +98,8 @@ def test_admit_takes_text_and_graphs_and_names_what_it_refuses() -> None:
         admit(message(Part(text="  ")), {})
     with pytest.raises(InvalidParamsError, match="contextId"):
         admit(message(Part(text="x"), context_id="a b"), {})
+    with pytest.raises(InvalidParamsError, match="ROLE_AGENT"):
+        admit(message(Part(text="x"), role=Role.ROLE_AGENT), {})
 
 
 def test_a_malformed_json_rpc_request_is_logged_in_one_line(

@@ -23,14 +23,14 @@ from a2a.server.routes import (
 from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
 from a2a.types import CancelTaskRequest
 from fastapi import APIRouter, FastAPI
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import Mount, Route
 
-from graphwright.a2a.auth import CallContextBuilder, guarded, rest_guarded
+from graphwright.a2a.auth import CallContextBuilder
 from graphwright.a2a.card import CACHE_CONTROL, REST_PATH, RPC_PATH, agent_card
+from graphwright.a2a.doors import rest_routes, rpc_door
 from graphwright.a2a.executor import ChatAgentExecutor
 from graphwright.a2a.handler import GraphwrightRequestHandler
 from graphwright.a2a.tasks import GraphwrightTaskStore, async_engine
-from graphwright.auth.service import AuthService
 from graphwright.settings import Settings
 
 # a2a-sdk logs a malformed JSON-RPC request with its traceback; the client gets the error, and
@@ -66,8 +66,9 @@ def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = T
         agent_card=card,
         request_context_builder=SimpleRequestContextBuilder(task_id_generator=store),
     )
+    guard = app.state.auth_service if auth else None
     dispatcher = JsonRpcDispatcher(handler, context_builder=CallContextBuilder())
-    endpoint = guarded(dispatcher.handle_requests, app.state.auth_service if auth else None)
+    endpoint = rpc_door(dispatcher.handle_requests, guard)
     add_a2a_routes_to_fastapi(
         app,
         agent_card_routes=create_agent_card_routes(card, cache_control=CACHE_CONTROL),
@@ -79,8 +80,7 @@ def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = T
     # The HTTP+JSON binding under its own prefix: its `/{tenant}/...` routes would otherwise
     # match graphwright's own paths.
     rest = create_rest_routes(handler, context_builder=CallContextBuilder())
-    guard = app.state.auth_service if auth else None
-    app.router.routes.append(Mount(REST_PATH, routes=_guarded(rest, guard)))
+    app.router.routes.append(Mount(REST_PATH, routes=rest_routes(rest, guard)))
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -93,18 +93,6 @@ def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = T
             await engine.dispose()
 
     app.include_router(APIRouter(lifespan=lifespan))
-
-
-def _guarded(routes: list[BaseRoute], auth: AuthService | None) -> list[BaseRoute]:
-    """The binding's routes, each behind the token check."""
-    guarded: list[BaseRoute] = []
-    for route in routes:
-        if isinstance(route, Mount):
-            guarded.append(Mount(route.path, routes=_guarded(list(route.routes), auth)))
-        elif isinstance(route, Route):
-            endpoint = rest_guarded(route.endpoint, auth)
-            guarded.append(Route(route.path, endpoint=endpoint, methods=route.methods))
-    return guarded
 
 
 async def _cancel_running(handler: GraphwrightRequestHandler, executor: ChatAgentExecutor) -> None:

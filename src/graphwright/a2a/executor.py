@@ -14,9 +14,9 @@ with the answer as its message.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from a2a.helpers.proto_helpers import new_task_from_user_message
@@ -32,7 +32,7 @@ from graphwright.chat.models import ChatRequest, MessageStatus
 from graphwright.chat.running import RunningTurn
 from graphwright.chat.service import ChatService
 from graphwright.core.artifacts import MARKDOWN
-from graphwright.errors import GraphwrightError, NotFound
+from graphwright.errors import GraphwrightError
 
 ANSWER_NAME = "Answer"
 GRAPH_VERSION_KEY = "graphVersion"
@@ -63,14 +63,17 @@ class AnswerStream:
         if not text:
             return
         now = time.monotonic()
-        if self._held and (
-            now - self._held_since >= CHUNK_SECONDS or len(self._held) >= CHUNK_CHARS
-        ):
+        if self._held and now - self._held_since >= CHUNK_SECONDS:
             await self._send(self._held, last=False)
             self._held = ""
         if not self._held:
             self._held_since = now
         self._held += text
+        # No chunk is longer than CHUNK_CHARS, however long one piece of text; what is left of
+        # it is held.
+        while len(self._held) > CHUNK_CHARS:
+            await self._send(self._held[:CHUNK_CHARS], last=False)
+            self._held = self._held[CHUNK_CHARS:]
 
     async def close(self) -> None:
         if self._held:
@@ -97,15 +100,55 @@ class AnswerStream:
         )
 
 
+@dataclass(slots=True)
+class Run:
+    """One task being executed: whether a cancel was asked for, its turn once started, and its
+    end (set once its final status is queued)."""
+
+    cancelled: bool = False
+    turn: RunningTurn | None = None
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+
+
 class ChatAgentExecutor(AgentExecutor):
-    """Runs each A2A message as a turn of the chat service that `chat()` returns."""
+    """Runs each A2A message as a turn of the chat service that `chat()` returns.
+
+    `execute` alone reports how a task ends. `cancel` stops the task's turn and waits until
+    `execute` has queued the final status (`canceled`, or what the turn had already reached), so
+    the task's stream, CancelTask and GetTask all see that one outcome: a final status queued
+    after `execute` returns would come after the stream had closed."""
 
     def __init__(self, chat: Callable[[], ChatService]) -> None:
         self._chat = chat
-        self._cancelling: set[str] = set()
-        self.running: set[str] = set()  # task ids, so that shutdown can cancel them
+        self._runs: dict[str, Run] = {}
+
+    @property
+    def running(self) -> list[str]:
+        """The ids of the tasks being executed, for shutdown to cancel them."""
+        return list(self._runs)
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task_id = context.task_id
+        assert task_id is not None
+        run = self._runs[task_id] = Run()
+        try:
+            await self._execute(run, context, event_queue)
+        finally:
+            del self._runs[task_id]
+            run.ended.set()
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        run = self._runs.get(context.task_id or "")
+        if run is None:
+            return  # it has ended, and its final status is queued
+        if not run.cancelled:
+            run.cancelled = True
+            if run.turn is not None:  # else `execute` stops before, or as soon as, it starts
+                assert context.context_id is not None
+                await self._chat().cancel(context.context_id)
+        await run.ended.wait()
+
+    async def _execute(self, run: Run, context: RequestContext, event_queue: EventQueue) -> None:
         message, task_id, context_id = context.message, context.task_id, context.context_id
         assert message is not None and task_id is not None and context_id is not None
         request = admit(message, context.metadata)
@@ -122,13 +165,16 @@ class ChatAgentExecutor(AgentExecutor):
         try:
             for graph in request.graphs:
                 version = await asyncio.to_thread(
-                    service.import_graph, context_id, graph, actor=actor
+                    service.import_graph, context_id, graph, actor=actor, mode=request.mode
                 )
                 await _graph_status(updater, version, "Imported the attached knowledge graph")
+            if run.cancelled:
+                await updater.cancel(_text(updater, "Cancelled before the turn started."))
+                return
             if not request.text:
                 await updater.complete(_text(updater, "Imported the attached knowledge graph."))
                 return
-            handle = await service.start_turn(
+            run.turn = await service.start_turn(
                 ChatRequest(
                     conversation_id=context_id,
                     message=request.text,
@@ -139,24 +185,14 @@ class ChatAgentExecutor(AgentExecutor):
         except GraphwrightError as exc:
             await updater.failed(_text(updater, str(exc)))
             return
-        self.running.add(task_id)
         try:
-            await self._relay(handle, updater, event_queue)
+            if run.cancelled:  # asked for while the turn was starting
+                await service.cancel(context_id)
+            await self._relay(run.turn, updater, event_queue)
         except asyncio.CancelledError:
             # The turn runs in its own task: stop it too, so it is stored as cancelled.
             await asyncio.shield(service.cancel(context_id))
             raise
-        finally:
-            self.running.discard(task_id)
-            self._cancelling.discard(task_id)
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        task_id, context_id = context.task_id, context.context_id
-        assert task_id is not None and context_id is not None
-        self._cancelling.add(task_id)
-        with contextlib.suppress(NotFound):  # cancelled before its conversation was made
-            await self._chat().cancel(context_id)
-        await TaskUpdater(event_queue, task_id, context_id).cancel()
 
     async def _relay(self, handle: RunningTurn, updater: TaskUpdater, queue: EventQueue) -> None:
         answer = AnswerStream(queue, updater.task_id, updater.context_id)
@@ -183,8 +219,7 @@ class ChatAgentExecutor(AgentExecutor):
         status = response.get("status")
         reply = _text(updater, response.get("content", ""))
         if status == MessageStatus.CANCELLED.value:
-            if updater.task_id not in self._cancelling:  # else `cancel` reports it
-                await updater.cancel(reply)
+            await updater.cancel(reply)
             return
         versions = {ref["artifactId"]: ref["version"] for ref in response["artifactVersions"]}
         for chat in response["artifacts"]:

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from a2a.types import Artifact as ProtoArtifact
-from a2a.types import Message, Part
+from a2a.types import Message, Part, Role
 from a2a.utils.errors import ContentTypeNotSupportedError, InvalidParamsError
 from google.protobuf.json_format import MessageToDict, ParseDict
+from pydantic import ValidationError
 
-from graphwright.chat.models import CONVERSATION_ID_PATTERN, Mode
+from graphwright.chat.models import CONVERSATION_ID_PATTERN, ChatRequest, Mode
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH, Artifact, ChatArtifact, from_chat
 from graphwright.core.graph import load_graph
 from graphwright.errors import GraphwrightError, InvalidInput
@@ -41,8 +42,13 @@ class MessageInput:
 
 def admit(message: Message, metadata: dict[str, Any]) -> MessageInput:
     """The turn an A2A message (with its request's `metadata`) asks for, or the A2A error that
-    says why there is none: a part graphwright cannot take, a contextId that cannot name a
-    conversation, an unknown mode."""
+    says why there is none: a role other than the user's, a part graphwright cannot take, text
+    the chat would refuse, a contextId that cannot name a conversation, an unknown mode."""
+    if message.role != Role.ROLE_USER:
+        raise InvalidParamsError(
+            message=f"message.role is {Role.Name(message.role)}; a message to graphwright is the "
+            "user's (ROLE_USER)"
+        )
     if message.context_id and not _CONVERSATION_ID.match(message.context_id):
         raise InvalidParamsError(
             message=f"contextId '{message.context_id}' cannot name a conversation: use letters, "
@@ -55,6 +61,12 @@ def admit(message: Message, metadata: dict[str, Any]) -> MessageInput:
     if not found.text and not found.graphs:
         raise InvalidParamsError(message="The message has no text and no knowledge graph")
     found.mode = _mode({**metadata, **MessageToDict(message.metadata)}.get(MODE_KEY))
+    if found.text:
+        try:  # the chat's own limits on a message, checked before any task is made
+            ChatRequest(message=found.text, mode=found.mode)
+        except ValidationError as exc:
+            said = "; ".join(error["msg"] for error in exc.errors())
+            raise InvalidParamsError(message=f"The message's text: {said}") from None
     return found
 
 

@@ -41,6 +41,7 @@ from graphwright.core.artifacts import (
     assemble,
     plan_update,
 )
+from graphwright.core.nul import nul_path
 from graphwright.db import Database
 from graphwright.errors import Conflict, InvalidInput, NotFound
 
@@ -304,21 +305,12 @@ def _existing(header: Header | None, artifact_id: str, context_id: str | None) -
 
 def _check_no_nul(artifact: Artifact) -> None:
     """PostgreSQL cannot store NUL in text or JSON, so no backend takes it (raw parts can)."""
-    if _has_nul(artifact.model_dump(exclude={"parts": {"__all__": {"raw"}}})):
+    where = nul_path(artifact.model_dump(exclude={"parts": {"__all__": {"raw"}}}))
+    if where is not None:
         raise InvalidInput(
-            f"Artifact '{artifact.artifact_id}' contains a NUL character (\\u0000), which cannot "
-            "be stored. Remove it, or send binary content as a raw part (base64)."
+            f"Artifact '{artifact.artifact_id}' contains a NUL character (\\u0000) in {where}, "
+            "which cannot be stored. Remove it, or send binary content as a raw part (base64)."
         )
-
-
-def _has_nul(value: object) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_has_nul(key) or _has_nul(item) for key, item in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(item) for item in value)
-    return False
 
 
 def _check_open(current: Header, append: bool) -> None:

@@ -3,6 +3,7 @@ opens each turn. Entering Graph Mode seeds the graph from the conversation's kno
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -76,6 +77,18 @@ class ChatConversations:
             )
             repo.add(row)
             return _conversation_json(row)
+
+    def _ensure_conversation(
+        self, conversation_id: str, mode: Mode | None, *, actor: str
+    ) -> dict[str, Any]:
+        """The conversation, made on first use and switched to `mode` if one is asked for."""
+        if self._find(conversation_id) is None:
+            request = ConversationCreate(id=conversation_id, mode=mode or Mode.NORMAL)
+            with contextlib.suppress(Conflict):  # unless another request has just made it
+                return self.create_conversation(request, actor=actor)
+        if mode is None:
+            return _conversation_json(self._conversation(conversation_id))
+        return self.update_conversation(conversation_id, ConversationPatch(mode=mode), actor=actor)
 
     def delete_conversation(self, conversation_id: str) -> None:
         """Delete the conversation, its messages, its artifacts and its Graph Mode graph."""

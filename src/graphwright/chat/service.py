@@ -100,19 +100,23 @@ class ChatService(ChatConversations):
             context.artifacts = self.artifacts.start_turn(conversation_id, carry_over=True)
         return context
 
-    def import_graph(self, conversation_id: str, graph: dict[str, Any], *, actor: str) -> int:
+    def import_graph(
+        self, conversation_id: str, graph: dict[str, Any], *, actor: str, mode: Mode | None = None
+    ) -> int:
         """Merge an attached knowledge graph into the conversation's Graph Mode graph; returns
-        the graph's new version. Outside Graph Mode there is no graph to merge into."""
-        conversation = self._conversation(conversation_id)
-        if conversation.mode != Mode.GRAPH.value:
-            raise InvalidInput(
-                f"Conversation '{conversation_id}' is not in Graph Mode, so an attached knowledge "
-                "graph has nowhere to go; switch it to Graph Mode first"
-            )
+        the graph's new version. As with a turn's message, the conversation is made on first use
+        and switched to `mode` if one is asked for. Outside Graph Mode there is no graph to merge
+        into."""
         if conversation_id in self._running:
             raise Conflict(
                 f"A turn is running in conversation '{conversation_id}'; import the graph "
                 "once it has finished"
+            )
+        conversation = self._ensure_conversation(conversation_id, mode, actor=actor)
+        if conversation["mode"] != Mode.GRAPH.value:
+            raise InvalidInput(
+                f"Conversation '{conversation_id}' is not in Graph Mode, so an attached knowledge "
+                "graph has nowhere to go; switch it to Graph Mode first"
             )
         return self.graphs.import_graph(conversation_id, load_graph(graph), actor=actor).version
 

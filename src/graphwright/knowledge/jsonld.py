@@ -20,6 +20,7 @@ import pyoxigraph as ox
 from pyld import jsonld
 
 from graphwright.core.formats.rdf import write_jsonld
+from graphwright.core.nul import nul_path, nul_refusal
 from graphwright.errors import InvalidInput, NotFound
 
 Triple = tuple[ox.NamedNode, ox.NamedNode, ox.NamedNode | ox.Literal]
@@ -221,19 +222,10 @@ def checked_drafts(content: Any) -> list[AssetDraft]:
         orjson.dumps(content)
     except TypeError as exc:
         raise InvalidInput(f"The JSON-LD cannot be stored: {exc}") from None
-    if _holds_nul(content):
-        raise InvalidInput("The JSON-LD holds a NUL character (\\u0000), which cannot be stored")
+    where = nul_path(content)
+    if where is not None:
+        raise InvalidInput(f"The JSON-LD: {nul_refusal(where)}")
     return draft_assets(content)
-
-
-def _holds_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
-    if isinstance(value, list):
-        return any(_holds_nul(item) for item in value)
-    return False
 
 
 def graph_document(
