@@ -1,0 +1,258 @@
+"""The recall set of issue 32 (tests/fixtures/merge_quality/recall/, see its README): how each
+merge path reads the spellings and stated equivalences of real identifiers.
+
+Every pair's left node is written the way its `input` says a source publishes it: a plain node
+(spellings), a KGX node property (`equivalent_identifiers`, `same_as`, `equivalent_ids`, `xref`),
+the Node Normalizer's objects (`{"identifier": ...}`), a TRAPI attribute `biolink:same_as`, or a
+JSON-LD `owl:sameAs` / `skos:*Match` reference. The right ids are a second tool result. Paths:
+- `accumulator`: every document read by `core.formats` and merged by `GraphAccumulator`;
+- `kgx-jsonl`, `kgx-tsv`: the pairs a KGX file carries (all but TRAPI and JSON-LD) as KGX files,
+  merged by the DuckDB batch merge (`core/batch_merge`). TSV cells hold strings, so a Node
+  Normalizer object is written as its identifier there.
+"""
+
+from __future__ import annotations
+
+import csv
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from graphwright.core.batch_merge import BatchInput, BatchMerge
+from graphwright.core.formats import read_graph
+from graphwright.core.ids import normalize_curie
+from graphwright.core.merge import GraphAccumulator
+from graphwright.core.merge_files import merge_files
+
+RECALL = Path(__file__).parent.parent / "tests" / "fixtures" / "merge_quality" / "recall"
+BIOLINK = "https://w3id.org/biolink/vocab/"
+KGX_FIELDS = ("equivalent_identifiers", "same_as", "equivalent_ids", "xref")
+JSONLD = {
+    "owl:sameAs": "http://www.w3.org/2002/07/owl#sameAs",
+    "skos:exactMatch": "http://www.w3.org/2004/02/skos/core#exactMatch",
+    "skos:broadMatch": "http://www.w3.org/2004/02/skos/core#broadMatch",
+    "skos:narrowMatch": "http://www.w3.org/2004/02/skos/core#narrowMatch",
+    "skos:closeMatch": "http://www.w3.org/2004/02/skos/core#closeMatch",
+}
+GROUPS = {  # the issue's two groups: kind -> group
+    "spelling": "spellings of one identifier",
+    "other-namespace": "spellings of one identifier",
+    "other-id": "spellings of one identifier",
+    "stated": "stated equivalences",
+    "related": "stated equivalences",
+    "incorrect": "stated equivalences",
+    "near-miss": "stated equivalences",
+}
+PATHS = ("accumulator", "kgx-jsonl", "kgx-tsv")
+
+
+def load_pairs() -> list[dict[str, str]]:
+    with (RECALL / "pairs.tsv").open() as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def _node(pair: dict[str, str], side: str) -> dict[str, Any]:
+    node: dict[str, Any] = {"id": pair[side]}
+    if pair[f"{side}_label"]:
+        node["name"] = pair[f"{side}_label"]
+    if pair[f"{side}_category"]:
+        node["category"] = pair[f"{side}_category"]
+    return node
+
+
+def _declare(node: dict[str, Any], pair: dict[str, str], *, tsv: bool = False) -> None:
+    how = pair["input"]
+    if how in KGX_FIELDS:
+        node.setdefault(how, []).append(pair["right"])
+    elif how == "nodenorm":
+        item = pair["right"] if tsv else {"identifier": pair["right"], "label": pair["right_label"]}
+        node.setdefault("equivalent_identifiers", []).append(item)
+
+
+def _right_graph(pairs: list[dict[str, str]]) -> dict[str, Any]:
+    nodes: dict[str, dict[str, Any]] = {}
+    for pair in pairs:
+        nodes.setdefault(pair["right"], _node(pair, "right"))
+    return {"nodes": list(nodes.values()), "links": []}
+
+
+def _kgx_pairs(pairs: list[dict[str, str]]) -> list[dict[str, str]]:
+    return [pair for pair in pairs if pair["input"] in ("", "nodenorm", *KGX_FIELDS)]
+
+
+def _left_kgx(pairs: list[dict[str, str]], *, tsv: bool = False) -> dict[str, Any]:
+    nodes: dict[str, dict[str, Any]] = {}
+    for pair in _kgx_pairs(pairs):
+        _declare(nodes.setdefault(pair["left"], _node(pair, "left")), pair, tsv=tsv)
+    return {"nodes": list(nodes.values()), "links": []}
+
+
+def _left_trapi(pairs: list[dict[str, str]]) -> bytes:
+    nodes: dict[str, Any] = {}
+    for pair in pairs:
+        if pair["input"] != "trapi_same_as":
+            continue
+        node = nodes.setdefault(pair["left"], {"name": pair["left_label"], "attributes": []})
+        if pair["left_category"]:
+            node["categories"] = [f"biolink:{pair['left_category']}"]
+        node["attributes"].append(
+            {
+                "attribute_type_id": "biolink:same_as",
+                "original_attribute_name": "equivalent_identifiers",
+                "value": [pair["right"]],
+                "value_type_id": "metatype:uriorcurie",
+            }
+        )
+    return orjson.dumps({"message": {"knowledge_graph": {"nodes": nodes, "edges": {}}}})
+
+
+def _left_jsonld(pairs: list[dict[str, str]]) -> bytes:
+    items: dict[str, dict[str, Any]] = {}
+    for pair in pairs:
+        predicate = JSONLD.get(pair["input"])
+        if predicate is None:
+            continue
+        item = items.setdefault(pair["left"], {"@id": pair["left"]})
+        if pair["left_label"]:
+            item["http://www.w3.org/2000/01/rdf-schema#label"] = pair["left_label"]
+        if pair["left_category"]:
+            item["@type"] = BIOLINK + pair["left_category"]
+        item.setdefault(predicate, []).append({"@id": pair["right"]})
+    return orjson.dumps({"@graph": list(items.values())})
+
+
+def merge_accumulator(pairs: list[dict[str, str]]) -> tuple[dict[str, str], Any]:
+    graphs = [
+        ("source-a", _left_kgx(pairs)),
+        ("source-a-trapi", read_graph(_left_trapi(pairs), "trapi")),
+        ("source-a-jsonld", read_graph(_left_jsonld(pairs), "jsonld")),
+        ("source-b", _right_graph(pairs)),
+    ]
+    accumulator = GraphAccumulator()
+    merge_files(accumulator, graphs)
+    return _node_of(accumulator.to_graph()["nodes"]), accumulator.report
+
+
+def merge_batch(pairs: list[dict[str, str]], fmt: str) -> tuple[dict[str, str], Any]:
+    kgx = _kgx_pairs(pairs)
+    with tempfile.TemporaryDirectory() as folder:
+        inputs = []
+        for name, graph in (
+            ("source-a", _left_kgx(kgx, tsv=fmt == "kgx-tsv")),
+            ("source-b", _right_graph(kgx)),
+        ):
+            path = Path(folder) / f"{name}.{'tsv' if fmt == 'kgx-tsv' else 'jsonl'}"
+            if fmt == "kgx-tsv":
+                path.write_text(_tsv(graph["nodes"]))
+                inputs.append(BatchInput(name, fmt, nodes=path))
+            else:
+                path.write_bytes(b"".join(orjson.dumps(n) + b"\n" for n in graph["nodes"]))
+                inputs.append(BatchInput(name, fmt, stream=path))
+        with BatchMerge(inputs) as merge:
+            merge.run()
+            return _node_of(merge.to_graph()["nodes"]), merge.report
+
+
+def _tsv(nodes: list[dict[str, Any]]) -> str:
+    columns = ["id", "category", "name", "equivalent_identifiers", *KGX_FIELDS[1:]]
+    lines = ["\t".join(columns)]
+    for node in nodes:
+        cells = []
+        for column in columns:
+            value = node.get(column, "")
+            cells.append("|".join(value) if isinstance(value, list) else value)
+        lines.append("\t".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def _node_of(nodes: list[dict[str, Any]]) -> dict[str, str]:
+    node_of: dict[str, str] = {}
+    for node in nodes:
+        for member in (node["id"], *node.get("equivalent_ids", ())):
+            if isinstance(member, str):
+                node_of[member] = node["id"]
+    return node_of
+
+
+def predictions(pairs: list[dict[str, str]], node_of: dict[str, str]) -> list[bool]:
+    """For each pair, whether both its ids ended in one merged node."""
+    found = []
+    for pair in pairs:
+        left = node_of.get(normalize_curie(pair["left"]))
+        right = node_of.get(normalize_curie(pair["right"]))
+        found.append(left is not None and left == right)
+    return found
+
+
+def score(pairs: list[dict[str, str]], predicted: list[bool]) -> dict[str, dict[str, Any]]:
+    """Precision and recall per group, and per `input` of the stated group."""
+    outcome: Counter[tuple[str, str]] = Counter()
+    for pair, merged in zip(pairs, predicted, strict=True):
+        verdict = ("t" if merged == (pair["same"] == "1") else "f") + ("p" if merged else "n")
+        for name in (GROUPS[pair["kind"]], f"input {pair['input'] or '(none)'}", "all"):
+            outcome[(name, verdict)] += 1
+    names = dict.fromkeys(name for name, _ in outcome)
+    return {
+        name: _rates(*(outcome[(name, verdict)] for verdict in ("tp", "fp", "fn")))
+        for name in names
+    }
+
+
+def _rates(tp: int, fp: int, fn: int) -> dict[str, Any]:
+    return {
+        "precision": tp / (tp + fp) if tp + fp else 1.0,
+        "recall": tp / (tp + fn) if tp + fn else 1.0,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+    }
+
+
+def run() -> dict[str, Any]:
+    """Each path's predictions, scores and refused merges."""
+    pairs = load_pairs()
+    kgx = _kgx_pairs(pairs)
+    results: dict[str, Any] = {}
+    node_of, report = merge_accumulator(pairs)
+    results["accumulator"] = (pairs, predictions(pairs, node_of), report)
+    for fmt in ("kgx-jsonl", "kgx-tsv"):
+        node_of, report = merge_batch(pairs, fmt)
+        results[fmt] = (kgx, predictions(kgx, node_of), report)
+    return results
+
+
+def main() -> None:
+    pairs = load_pairs()
+    kinds = Counter(pair["kind"] for pair in pairs)
+    print(
+        f"\nrecall set (issue 32): {len(pairs)} pairs; "
+        + ", ".join(f"{k} {n}" for k, n in kinds.items())
+    )
+    results = run()
+    print(f"  {'path':<12}{'group':<40}{'precision':>10}{'recall':>8}{'TP':>6}{'FP':>5}{'FN':>5}")
+    for path, (scored, predicted, _) in results.items():
+        for name, rates in score(scored, predicted).items():
+            print(
+                f"  {path:<12}{name:<40}{rates['precision']:>10.3f}{rates['recall']:>8.3f}"
+                f"{rates['tp']:>6}{rates['fp']:>5}{rates['fn']:>5}"
+            )
+    accumulator = dict(
+        zip(map(_key, results["accumulator"][0]), results["accumulator"][1], strict=True)
+    )
+    for path in ("kgx-jsonl", "kgx-tsv"):
+        scored, predicted, _ = results[path]
+        differ = sum(accumulator[_key(p)] != m for p, m in zip(scored, predicted, strict=True))
+        print(f"  {path} and the accumulator differ on {differ} of {len(scored)} pairs")
+    refused = results["accumulator"][2].refused
+    print(f"  merges refused for incompatible categories (accumulator): {len(refused)}")
+
+
+def _key(pair: dict[str, str]) -> tuple[str, ...]:
+    return tuple(pair.values())
+
+
+if __name__ == "__main__":
+    main()
