@@ -23,7 +23,7 @@ import orjson
 
 from graphwright.core.batch_merge import BatchInput, BatchMerge
 from graphwright.core.formats import read_graph
-from graphwright.core.ids import normalize_curie
+from graphwright.core.formats.rdf import GRAPHWRIGHT_VOCAB as GRAPHWRIGHT
 from graphwright.core.merge import GraphAccumulator
 from graphwright.core.merge_files import merge_files
 
@@ -47,6 +47,10 @@ GROUPS = {  # the issue's two groups: kind -> group
     "near-miss": "stated equivalences",
 }
 PATHS = ("accumulator", "kgx-jsonl", "kgx-tsv")
+# Each input node carries its raw id in this property, which merging unions (or records in
+# `conflicts`), so a pair is judged by the merged node each raw id ended in, not by our own
+# normalisation of the ids.
+MARK = "gw_mark"
 
 
 def load_pairs() -> list[dict[str, str]]:
@@ -55,7 +59,7 @@ def load_pairs() -> list[dict[str, str]]:
 
 
 def _node(pair: dict[str, str], side: str) -> dict[str, Any]:
-    node: dict[str, Any] = {"id": pair[side]}
+    node: dict[str, Any] = {"id": pair[side], MARK: [pair[side]]}
     if pair[f"{side}_label"]:
         node["name"] = pair[f"{side}_label"]
     if pair[f"{side}_category"]:
@@ -95,7 +99,13 @@ def _left_trapi(pairs: list[dict[str, str]]) -> bytes:
     for pair in pairs:
         if pair["input"] != "trapi_same_as":
             continue
-        node = nodes.setdefault(pair["left"], {"name": pair["left_label"], "attributes": []})
+        node = nodes.setdefault(
+            pair["left"],
+            {
+                "name": pair["left_label"],
+                "attributes": [{"attribute_type_id": MARK, "value": [pair["left"]]}],
+            },
+        )
         if pair["left_category"]:
             node["categories"] = [f"biolink:{pair['left_category']}"]
         node["attributes"].append(
@@ -115,7 +125,9 @@ def _left_jsonld(pairs: list[dict[str, str]]) -> bytes:
         predicate = JSONLD.get(pair["input"])
         if predicate is None:
             continue
-        item = items.setdefault(pair["left"], {"@id": pair["left"]})
+        item = items.setdefault(
+            pair["left"], {"@id": pair["left"], GRAPHWRIGHT + MARK: pair["left"]}
+        )
         if pair["left_label"]:
             item["http://www.w3.org/2000/01/rdf-schema#label"] = pair["left_label"]
         if pair["left_category"]:
@@ -157,7 +169,7 @@ def merge_batch(pairs: list[dict[str, str]], fmt: str) -> tuple[dict[str, str], 
 
 
 def _tsv(nodes: list[dict[str, Any]]) -> str:
-    columns = ["id", "category", "name", "equivalent_identifiers", *KGX_FIELDS[1:]]
+    columns = ["id", "category", "name", MARK, "equivalent_identifiers", *KGX_FIELDS[1:]]
     lines = ["\t".join(columns)]
     for node in nodes:
         cells = []
@@ -169,11 +181,15 @@ def _tsv(nodes: list[dict[str, Any]]) -> str:
 
 
 def _node_of(nodes: list[dict[str, Any]]) -> dict[str, str]:
+    """Raw input id -> the id of the merged node it ended in."""
     node_of: dict[str, str] = {}
     for node in nodes:
-        for member in (node["id"], *node.get("equivalent_ids", ())):
-            if isinstance(member, str):
-                node_of[member] = node["id"]
+        marks = node.get(MARK, [])
+        marks = [marks] if isinstance(marks, str) else list(marks)
+        for value in node.get("conflicts", {}).get(MARK, []):
+            marks.extend([value] if isinstance(value, str) else value)
+        for raw in marks:
+            node_of[raw] = node["id"]
     return node_of
 
 
@@ -181,9 +197,10 @@ def predictions(pairs: list[dict[str, str]], node_of: dict[str, str]) -> list[bo
     """For each pair, whether both its ids ended in one merged node."""
     found = []
     for pair in pairs:
-        left = node_of.get(normalize_curie(pair["left"]))
-        right = node_of.get(normalize_curie(pair["right"]))
-        found.append(left is not None and left == right)
+        left, right = node_of.get(pair["left"]), node_of.get(pair["right"])
+        if left is None or right is None:
+            raise AssertionError(f"a merge lost a node: {pair['left']} or {pair['right']}")
+        found.append(left == right)
     return found
 
 
