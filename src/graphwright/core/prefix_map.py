@@ -30,7 +30,7 @@ from typing import Any
 
 from graphwright.core import biolink
 
-_FORMAT = 1  # bump when what the map holds changes
+_FORMAT = 2  # bump when what the map holds changes
 
 
 @dataclass(frozen=True)
@@ -98,13 +98,20 @@ def _build() -> list[list[Any]]:
     registry = bioregistry.read_registry()
     home = {key: _canonical_key(bioregistry, registry, key) for key in registry}
     biolink_uris = _biolink_map()
-    chosen = _biolink_prefixes(bioregistry, biolink_uris, home)
+    uri_homes: dict[str, set[str]] = {}
+    for key, resource in registry.items():
+        for uri in resource.get_uri_prefixes():
+            uri_homes.setdefault(uri, set()).add(home[key])
+    chosen, own = _biolink_prefixes(bioregistry, biolink_uris, home, uri_homes)
     entries: dict[str, dict[str, Any]] = {}
     for key in sorted(registry):
         if home[key] != key:
             continue
         resource = registry[key]
-        prefix = chosen.get(key, [resource.get_preferred_prefix() or key])[0]
+        preferred = resource.get_preferred_prefix()
+        if preferred is None or bioregistry.normalize_prefix(preferred) != key:
+            preferred = key  # Bioregistry reads that spelling as another record's
+        prefix = chosen.get(key, [preferred])[0]
         entries[key] = {
             "key": key,
             "prefix": prefix,
@@ -133,7 +140,6 @@ def _build() -> list[list[Any]]:
         uris = [biolink_uris[p] for p in prefixes]
         entry["uris"] += uris
         entry["uri"] = _main_uri(uris[0], entry)
-    own = _biolink_only(bioregistry, biolink_uris, entries)
     return _resolve_claims([*entries.values(), *own])
 
 
@@ -155,39 +161,35 @@ def _biolink_map() -> dict[str, str]:
 
 
 def _biolink_prefixes(
-    bioregistry: Any, biolink_uris: dict[str, str], home: dict[str, str]
-) -> dict[str, list[str]]:
-    """Namespace key -> the Biolink prefixes of that namespace, the preferred first: the one
-    Biolink's `id_prefixes` list first, then Bioregistry's preferred spelling, then the map's."""
+    bioregistry: Any,
+    biolink_uris: dict[str, str],
+    home: dict[str, str],
+    uri_homes: dict[str, set[str]],
+) -> tuple[dict[str, list[str]], list[dict[str, Any]]]:
+    """(namespace key -> the Biolink prefixes of that namespace, the preferred first; the
+    Biolink prefixes of no Bioregistry namespace, as namespaces of their own).
+
+    A Biolink prefix is a namespace's when Bioregistry reads it as that namespace's prefix, or
+    else when its URI prefix is one of that namespace's and no other's (`qud` is `qudt`). The
+    preferred one is the one Biolink's `id_prefixes` list first, then Bioregistry's preferred
+    spelling, then the map's order."""
     order = {prefix: rank for rank, prefix in enumerate(biolink.prefix_order())}
     found: dict[str, list[str]] = {}
-    for prefix in biolink_uris:
+    own = []
+    for prefix, uri in biolink_uris.items():
         key = bioregistry.normalize_prefix(prefix)
+        homes = uri_homes.get(uri, set())
         if key is not None:
             found.setdefault(home[key], []).append(prefix)
+        elif len(homes) == 1:
+            found.setdefault(next(iter(homes)), []).append(prefix)
+        else:  # a vocabulary of Translator's own
+            own.append({"key": None, "prefix": prefix, "uri": uri, "names": [prefix],
+                        "uris": [uri], "bananas": [], "parts": set()})  # fmt: skip
     for key, prefixes in found.items():
         preferred = (bioregistry.get_preferred_prefix(key) or key).casefold()
         prefixes.sort(key=lambda p: (order.get(p, len(order)), p.casefold() != preferred))
-    return found
-
-
-def _biolink_only(
-    bioregistry: Any, biolink_uris: dict[str, str], entries: dict[str, dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """Biolink prefixes Bioregistry does not know (vocabularies of Translator's own)."""
-    return [
-        {
-            "key": None,
-            "prefix": prefix,
-            "uri": uri,
-            "names": [prefix],
-            "uris": [uri],
-            "bananas": [],
-            "parts": set(),
-        }
-        for prefix, uri in biolink_uris.items()
-        if bioregistry.normalize_prefix(prefix) is None
-    ]
+    return found, own
 
 
 def _main_uri(biolink_uri: str, entry: dict[str, Any]) -> str:
@@ -213,9 +215,9 @@ def _bananas(resource: Any) -> list[str]:
 def _resolve_claims(entries: list[dict[str, Any]]) -> list[list[Any]]:
     """Give each prefix synonym and URI prefix to one namespace; drop the ambiguous ones."""
     name_owner: dict[str, int] = {}
-    for rank in (0, 1):  # preferred prefixes first, then synonyms, in order
+    for rank in (0, 1, 2):  # preferred prefixes, Bioregistry's keys, then synonyms in order
         for number, entry in enumerate(entries):
-            names = [entry["prefix"]] if rank == 0 else entry["names"]
+            names = [[entry["prefix"]], [entry["key"] or entry["prefix"]], entry["names"]][rank]
             for name in names:
                 name_owner.setdefault(name.casefold(), number)
     uri_claims: dict[str, list[tuple[int, int]]] = {}
