@@ -6,6 +6,8 @@ Every pair's left node is written the way its `input` says a source publishes it
 the Node Normalizer's objects (`{"identifier": ...}`), a TRAPI attribute `biolink:same_as`, or a
 JSON-LD `owl:sameAs` / `skos:*Match` reference. The right ids are a second tool result. Paths:
 - `accumulator`: every document read by `core.formats` and merged by `GraphAccumulator`;
+- `accumulator --normalize`: the same, after the Node Normalizer client added the equivalent
+  ids of the recorded answers (recall/node_normalizer.json);
 - `kgx-jsonl`, `kgx-tsv`: the pairs a KGX file carries (all but TRAPI and JSON-LD) as KGX files,
   merged by the DuckDB batch merge (`core/batch_merge`). TSV cells hold strings, so a Node
   Normalizer object is written as its identifier there.
@@ -13,12 +15,14 @@ JSON-LD `owl:sameAs` / `skos:*Match` reference. The right ids are a second tool 
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import httpx
 import orjson
 
 from graphwright.core.batch_merge import BatchInput, BatchMerge
@@ -26,6 +30,7 @@ from graphwright.core.formats import read_graph
 from graphwright.core.formats.rdf import GRAPHWRIGHT_VOCAB as GRAPHWRIGHT
 from graphwright.core.merge import GraphAccumulator
 from graphwright.core.merge_files import merge_files
+from graphwright.sources.node_normalizer import NodeNormalizer, normalize_graphs
 
 RECALL = Path(__file__).parent.parent / "tests" / "fixtures" / "merge_quality" / "recall"
 BIOLINK = "https://w3id.org/biolink/vocab/"
@@ -136,13 +141,29 @@ def _left_jsonld(pairs: list[dict[str, str]]) -> bytes:
     return orjson.dumps({"@graph": list(items.values())})
 
 
-def merge_accumulator(pairs: list[dict[str, str]]) -> tuple[dict[str, str], Any]:
+def recorded_normalizer(answers_file: Path) -> NodeNormalizer:
+    """The real Node Normalizer client, served the recorded answers of `answers_file`."""
+    answers = orjson.loads(answers_file.read_bytes())
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        asked = orjson.loads(request.content)["curies"]
+        return httpx.Response(200, json={curie: answers.get(curie) for curie in asked})
+
+    return NodeNormalizer("https://nodenorm.recorded/1.5", transport=httpx.MockTransport(reply))
+
+
+def merge_accumulator(
+    pairs: list[dict[str, str]], *, normalize: bool = False
+) -> tuple[dict[str, str], Any]:
     graphs = [
         ("source-a", _left_kgx(pairs)),
         ("source-a-trapi", read_graph(_left_trapi(pairs), "trapi")),
         ("source-a-jsonld", read_graph(_left_jsonld(pairs), "jsonld")),
         ("source-b", _right_graph(pairs)),
     ]
+    if normalize:
+        client = recorded_normalizer(RECALL / "node_normalizer.json")
+        graphs, _ = asyncio.run(normalize_graphs(graphs, client))
     accumulator = GraphAccumulator()
     merge_files(accumulator, graphs)
     return _node_of(accumulator.to_graph()["nodes"]), accumulator.report
@@ -228,16 +249,17 @@ def _rates(tp: int, fp: int, fn: int) -> dict[str, Any]:
     }
 
 
-def run() -> dict[str, Any]:
-    """Each path's predictions, scores and refused merges."""
+def run(*, normalize: bool = False) -> dict[str, Any]:
+    """Each path's pairs, predictions and report; with `normalize`, the accumulator's only, after
+    the Node Normalizer client added the recorded answers' equivalent ids."""
     pairs = load_pairs()
-    kgx = _kgx_pairs(pairs)
-    results: dict[str, Any] = {}
-    node_of, report = merge_accumulator(pairs)
-    results["accumulator"] = (pairs, predictions(pairs, node_of), report)
-    for fmt in ("kgx-jsonl", "kgx-tsv"):
-        node_of, report = merge_batch(pairs, fmt)
-        results[fmt] = (kgx, predictions(kgx, node_of), report)
+    node_of, report = merge_accumulator(pairs, normalize=normalize)
+    results: dict[str, Any] = {"accumulator": (pairs, predictions(pairs, node_of), report)}
+    if not normalize:
+        kgx = _kgx_pairs(pairs)
+        for fmt in ("kgx-jsonl", "kgx-tsv"):
+            node_of, report = merge_batch(pairs, fmt)
+            results[fmt] = (kgx, predictions(kgx, node_of), report)
     return results
 
 
@@ -249,11 +271,13 @@ def main() -> None:
         + ", ".join(f"{k} {n}" for k, n in kinds.items())
     )
     results = run()
-    print(f"  {'path':<12}{'group':<40}{'precision':>10}{'recall':>8}{'TP':>6}{'FP':>5}{'FN':>5}")
-    for path, (scored, predicted, _) in results.items():
+    normalized = run(normalize=True)["accumulator"]
+    print(f"  {'path':<24}{'group':<40}{'precision':>10}{'recall':>8}{'TP':>6}{'FP':>5}{'FN':>5}")
+    runs = [*results.items(), ("accumulator --normalize", normalized)]
+    for path, (scored, predicted, _) in runs:
         for name, rates in score(scored, predicted).items():
             print(
-                f"  {path:<12}{name:<40}{rates['precision']:>10.3f}{rates['recall']:>8.3f}"
+                f"  {path:<24}{name:<40}{rates['precision']:>10.3f}{rates['recall']:>8.3f}"
                 f"{rates['tp']:>6}{rates['fp']:>5}{rates['fn']:>5}"
             )
     accumulator = dict(

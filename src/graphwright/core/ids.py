@@ -127,14 +127,18 @@ def case_insensitive_local(canonical: str) -> bool:
 
 
 def uri_to_curie(uri: str) -> str | None:
-    """The CURIE of a URI in a known namespace (identifiers.org, OBO PURLs, ...), or None."""
+    """The CURIE of a URI in a known namespace (identifiers.org, OBO PURLs, ...), or None.
+
+    The namespaces' own URI prefixes come first (an identifiers.org URI names a namespace by
+    its identifiers.org prefix, which may be another namespace's synonym); a resolver URI
+    that none of them has is read as the CURIE it ends in."""
+    compressed = converter().compress(uri) or converter().compress(_other_scheme(uri))
+    if compressed:
+        return normalize_curie(compressed)
     resolved = _RESOLVERS.fullmatch(uri)
     if resolved:
         curie = resolved.group(1)
         return normalize_curie(curie) if canonical_prefix(curie.partition(":")[0]) else None
-    compressed = converter().compress(uri) or converter().compress(_other_scheme(uri))
-    if compressed:
-        return normalize_curie(compressed)
     return _legacy_identifiers_org(uri)
 
 
