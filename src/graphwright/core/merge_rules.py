@@ -2,7 +2,8 @@
 
 Every field KG builders publish for "the same entity" declares an equivalence: `equivalent_ids`,
 KGX's and the Node Normalizer's `equivalent_identifiers` (strings, or the Node Normalizer's
-`{"identifier": ...}` objects), Biolink's `same_as`, and a TRAPI attribute `biolink:same_as`
+`{"identifier": ...}` objects), Biolink's `same_as` and `exact_match`, and a TRAPI attribute
+`biolink:same_as` or `biolink:exact_match`
 (kept whole in `attributes`); RDF's `owl:sameAs` and `skos:exactMatch` become `same_as` when read
 (core/formats/rdf_read.py). `xref` only says "see also", so it is recorded as a link labelled
 `xref` unless the accumulator is told to treat it as equivalence; broad, narrow, close and
@@ -22,11 +23,12 @@ from graphwright.core import biolink
 EQUIVALENT_IDS = "equivalent_ids"
 EQUIVALENT_IDENTIFIERS = "equivalent_identifiers"
 SAME_AS = "same_as"
+EXACT_MATCH = "exact_match"  # Biolink's name for skos:exactMatch
 ATTRIBUTES = "attributes"  # TRAPI attributes kept whole
 XREF = "xref"
 XREF_LABEL = "xref"
 # TRAPI attribute types that declare an equivalence
-SAME_AS_ATTRIBUTES = frozenset({"biolink:same_as"})
+SAME_AS_ATTRIBUTES = frozenset({"biolink:same_as", "biolink:exact_match"})
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ class MergeReport:
 
 
 def equivalence_fields(*, xref_equivalence: bool) -> tuple[str, ...]:
-    fields = (EQUIVALENT_IDS, EQUIVALENT_IDENTIFIERS, SAME_AS, ATTRIBUTES)
+    fields = (EQUIVALENT_IDS, EQUIVALENT_IDENTIFIERS, SAME_AS, EXACT_MATCH, ATTRIBUTES)
     return (*fields, XREF) if xref_equivalence else fields
 
 

@@ -30,7 +30,20 @@ from typing import Any
 
 from graphwright.core import biolink
 
-_FORMAT = 2  # bump when what the map holds changes
+_FORMAT = 3  # bump when what the map holds changes
+# A resolver's root is no namespace's URI prefix (some records list one): a URI under it names
+# its namespace itself (`https://identifiers.org/NCBIGene:7157`).
+_RESOLVER_ROOTS = frozenset(
+    f"{scheme}://{host}/"
+    for scheme in ("http", "https")
+    for host in (
+        "identifiers.org",
+        "www.identifiers.org",
+        "n2t.net",
+        "bioregistry.io",
+        "bio2rdf.org",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -223,7 +236,7 @@ def _resolve_claims(entries: list[dict[str, Any]]) -> list[list[Any]]:
     uri_claims: dict[str, list[tuple[int, int]]] = {}
     for number, entry in enumerate(entries):
         for uri in dict.fromkeys([entry["uri"], *entry["uris"]]):
-            if uri:
+            if uri and uri not in _RESOLVER_ROOTS:
                 uri_claims.setdefault(uri, []).append((0 if uri == entry["uri"] else 1, number))
     index_of = {entry["key"]: number for number, entry in enumerate(entries) if entry["key"]}
     parts = [{index_of[key] for key in entry["parts"]} for entry in entries]

@@ -42,6 +42,7 @@ _SAME_AS = frozenset(
         "http://www.w3.org/2002/07/owl#sameAs",
         "http://www.w3.org/2004/02/skos/core#exactMatch",
         BIOLINK_VOCAB + "same_as",
+        BIOLINK_VOCAB + "exact_match",
     }
 )
 
