@@ -129,22 +129,14 @@ def score(pairs: list[dict[str, str]], node_of: dict[str, str]) -> dict[str, Any
         by_kind[(pair["kind"], predicted)] += 1
         by_family[(family(pair), verdict)] += 1
     return {
-        **rates(outcome["tp"], outcome["fp"], outcome["fn"]),
+        **merge_recall.rates(outcome["tp"], outcome["fp"], outcome["fn"]),
         "by_kind": by_kind,
         "by_family": {
-            name: rates(*(by_family[(name, verdict)] for verdict in ("tp", "fp", "fn")))
+            name: merge_recall.rates(
+                *(by_family[(name, verdict)] for verdict in ("tp", "fp", "fn"))
+            )
             for name in ("biomappings", *FAMILIES)
         },
-    }
-
-
-def rates(tp: int, fp: int, fn: int) -> dict[str, Any]:
-    return {
-        "precision": tp / (tp + fp) if tp + fp else 1.0,
-        "recall": tp / (tp + fn) if tp + fn else 1.0,
-        "tp": tp,
-        "fp": fp,
-        "fn": fn,
     }
 
 

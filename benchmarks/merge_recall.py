@@ -234,12 +234,11 @@ def score(pairs: list[dict[str, str]], predicted: list[bool]) -> dict[str, dict[
             outcome[(name, verdict)] += 1
     names = dict.fromkeys(name for name, _ in outcome)
     return {
-        name: _rates(*(outcome[(name, verdict)] for verdict in ("tp", "fp", "fn")))
-        for name in names
+        name: rates(*(outcome[(name, verdict)] for verdict in ("tp", "fp", "fn"))) for name in names
     }
 
 
-def _rates(tp: int, fp: int, fn: int) -> dict[str, Any]:
+def rates(tp: int, fp: int, fn: int) -> dict[str, Any]:
     return {
         "precision": tp / (tp + fp) if tp + fp else 1.0,
         "recall": tp / (tp + fn) if tp + fn else 1.0,

@@ -28,6 +28,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from platformdirs import user_cache_dir
+
 from graphwright.core import biolink
 
 _FORMAT = 3  # bump when what the map holds changes
@@ -79,8 +81,6 @@ def namespaces() -> tuple[Namespace, ...]:
 
 
 def _cache_path() -> Path:
-    from platformdirs import user_cache_dir
-
     folder = os.environ.get("GRAPHWRIGHT_CACHE_DIR") or user_cache_dir("graphwright")
     versions = f"{version('bioregistry')}-{version('biolink-model')}-{_FORMAT}"
     return Path(folder) / f"prefix-map-{versions}.json"
@@ -106,6 +106,7 @@ def build() -> list[Namespace]:
 
 
 def _build() -> list[list[Any]]:
+    # imported here, not above: importing it takes a second, and only building needs it
     import bioregistry
 
     registry = bioregistry.read_registry()
