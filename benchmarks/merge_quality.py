@@ -16,6 +16,9 @@ tests/fixtures/merge_quality/node_normalizer.json, served to the real client.
 For comparison, the same run with the rules before issue 14 (xref merges, no category check):
 the accumulator's `xref_equivalence=True` and no Biolink categories on the nodes.
 
+Then the recall set of issue 32 (tests/fixtures/merge_quality/recall/), by
+benchmarks/merge_recall.py: every merge path, without and with --normalize.
+
 Run: .venv/bin/python benchmarks/merge_quality.py
 """
 
@@ -23,13 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import importlib.util
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
-
-import httpx
-import orjson
 
 from graphwright.core.ids import normalize_curie
 from graphwright.core.merge import GraphAccumulator
@@ -37,6 +38,13 @@ from graphwright.core.merge_files import merge_files
 from graphwright.sources.node_normalizer import NodeNormalizer, normalize_graphs
 
 FIXTURES = Path(__file__).parent.parent / "tests" / "fixtures" / "merge_quality"
+# the recall set of issue 32, a script beside this one
+_spec = importlib.util.spec_from_file_location(
+    "merge_recall", Path(__file__).with_name("merge_recall.py")
+)
+assert _spec is not None and _spec.loader is not None
+merge_recall = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(merge_recall)
 
 
 def load_pairs() -> list[dict[str, str]]:
@@ -66,13 +74,7 @@ def _node(pair: dict[str, str], side: str, *, categories: bool) -> dict[str, Any
 
 
 def recorded_normalizer() -> NodeNormalizer:
-    answers = orjson.loads((FIXTURES / "node_normalizer.json").read_bytes())
-
-    def reply(request: httpx.Request) -> httpx.Response:
-        asked = orjson.loads(request.content)["curies"]
-        return httpx.Response(200, json={curie: answers.get(curie) for curie in asked})
-
-    return NodeNormalizer("https://nodenorm.recorded/1.5", transport=httpx.MockTransport(reply))
+    return merge_recall.recorded_normalizer(FIXTURES / "node_normalizer.json")
 
 
 def merge(
@@ -127,22 +129,14 @@ def score(pairs: list[dict[str, str]], node_of: dict[str, str]) -> dict[str, Any
         by_kind[(pair["kind"], predicted)] += 1
         by_family[(family(pair), verdict)] += 1
     return {
-        **rates(outcome["tp"], outcome["fp"], outcome["fn"]),
+        **merge_recall.rates(outcome["tp"], outcome["fp"], outcome["fn"]),
         "by_kind": by_kind,
         "by_family": {
-            name: rates(*(by_family[(name, verdict)] for verdict in ("tp", "fp", "fn")))
+            name: merge_recall.rates(
+                *(by_family[(name, verdict)] for verdict in ("tp", "fp", "fn"))
+            )
             for name in ("biomappings", *FAMILIES)
         },
-    }
-
-
-def rates(tp: int, fp: int, fn: int) -> dict[str, Any]:
-    return {
-        "precision": tp / (tp + fp) if tp + fp else 1.0,
-        "recall": tp / (tp + fn) if tp + fn else 1.0,
-        "tp": tp,
-        "fp": fp,
-        "fn": fn,
     }
 
 
@@ -187,6 +181,11 @@ def main() -> None:
         for item in refused[:3]:
             print(f"  {item.first} / {item.second}: {item.reason}")
     print("\ntargets: precision >= 0.99; recall >= 0.95 with the Node Normalizer, >= 0.6 without")
+    merge_recall.main()
+    print(
+        "\ntargets (issue 32): precision >= 0.99, no merge across incompatible categories, "
+        "recall >= 0.97 in each group, on every path"
+    )
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import mcp_types as types
@@ -10,6 +11,8 @@ import mcp_types as types
 from graphwright.artifacts.collectors import Collected, collect
 from graphwright.artifacts.turn import TurnArtifacts
 from graphwright.core.artifacts import BIBLIOGRAPHY, KNOWLEDGE_GRAPH, MARKDOWN, ChatArtifact
+from graphwright.core.batch_merge import BatchInput, BatchMerge
+from graphwright.core.formats import write_graph_pair
 from tests.artifacts.support import fixture
 
 
@@ -204,3 +207,57 @@ def test_a_turn_without_new_graphs_yields_no_new_version() -> None:
     turn = TurnArtifacts(previous=[previous])
     run_turn([fixture("seed004_add_node.json")], turn)
     assert turn.finalize() == []
+
+
+def test_the_chat_reads_equivalences_and_spellings_as_the_batch_merge_does(
+    tmp_path: Path,
+) -> None:
+    """Issue 32: a tool's `equivalent_identifiers` (strings or the Node Normalizer's objects), a
+    TRAPI `biolink:same_as` attribute and Bioregistry's spellings merge in a chat turn exactly
+    as in the batch merge of the same graphs as KGX files."""
+    robokop = {
+        "nodes": [
+            {"id": "MONDO:0005148", "name": "type 2 diabetes mellitus", "category": "Disease",
+             "equivalent_identifiers": ["DOID:9352", {"identifier": "UMLS:C0011860"}]},
+            {"id": "CHEBI:6801", "name": "metformin", "attributes": [
+                {"attribute_type_id": "biolink:same_as", "value": ["PUBCHEM.COMPOUND:4091"],
+                 "original_attribute_name": "equivalent_identifiers"}]},
+            {"id": "http://identifiers.org/obi/OBI_0400109", "name": "a device"},
+        ],
+        "links": [{"source": "CHEBI:6801", "target": "MONDO:0005148", "label": "treats"}],
+    }  # fmt: skip
+    other = {
+        "nodes": [
+            {"id": "doid:9352", "name": "type 2 diabetes"},
+            {"id": "CID:4091", "name": "metformin"},
+            {"id": "OBI:OBI_0400109"},
+        ],
+        "links": [{"source": "CID:4091", "target": "doid:9352", "label": "treats"}],
+    }
+    turn = TurnArtifacts()
+    run_turn([graph_result(robokop, as_string=False), graph_result(other, as_string=True)], turn)
+    chat = json.loads(turn.finalize()[0].content)
+    inputs = []
+    for number, graph in enumerate((robokop, other)):
+        nodes, edges = write_graph_pair(graph, "kgx-jsonl")
+        (tmp_path / f"{number}n.jsonl").write_text(nodes)
+        (tmp_path / f"{number}e.jsonl").write_text(edges)
+        inputs.append(
+            BatchInput(
+                f"call-{number}",
+                "kgx-jsonl",
+                nodes=tmp_path / f"{number}n.jsonl",
+                edges=tmp_path / f"{number}e.jsonl",
+            )
+        )
+    with BatchMerge(inputs) as merge:
+        merge.run()
+        batch = merge.to_graph()
+    assert sorted(n["id"] for n in chat["nodes"]) == ["CHEBI:6801", "MONDO:0005148", "OBI:0400109"]
+    assert sorted(n["id"] for n in batch["nodes"]) == sorted(n["id"] for n in chat["nodes"])
+    assert [(lk["source"], lk["label"], lk["target"]) for lk in chat["links"]] == [
+        ("CHEBI:6801", "treats", "MONDO:0005148")
+    ]
+    assert [(lk["source"], lk["label"], lk["target"]) for lk in batch["links"]] == [
+        ("CHEBI:6801", "treats", "MONDO:0005148")
+    ]

@@ -14,7 +14,13 @@ PREFIXES = ["NCBIGene", "ncbigene", "EntrezGene", "DOI", "doi", "MONDO", "HGNC "
             "http", "HTTPS", "foo", "", "GO", "uniprotkb"]  # fmt: skip
 # ASCII, spaces and tabs, other whitespace Python strips (\xa0, \u2003, \x1c), other cases
 LOCALS = st.text(alphabet=st.sampled_from("aZ09:/._- \t\xa0\u2003\x1cİßK"), max_size=8)
+# a local id that repeats its namespace's banana or prefix (GO:GO:0032571, obi:OBI_0400109)
+BANANAS = st.builds(lambda p, b, local: f"{p}:{b}{local}",
+                    st.sampled_from(["GO", "go", "obi", "OBI", "MGI", "ncbigene"]),
+                    st.sampled_from(["GO:", "go_", "OBI_", "obi:", "MGI:", "ncbigene:", "GO", ""]),
+                    LOCALS)  # fmt: skip
 IDS = st.one_of(
+    BANANAS,
     st.builds(lambda p, s, local, pad: f"{pad}{p}{s}{local}{pad}", st.sampled_from(PREFIXES),
               st.sampled_from([":", "://", ""]), LOCALS, st.sampled_from(["", " ", "\t"])),
     st.text(max_size=10),

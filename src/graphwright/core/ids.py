@@ -1,35 +1,29 @@
-"""Identifiers: CURIE and URI normalisation with `curies`, and the prefix priority of a merge.
+"""Identifiers: CURIE and URI normalisation, and the prefix priority of a merge.
 
-The prefix map is Biolink's (the `biolink-model` package), so prefixes get their Biolink and
-Translator spelling; Bioregistry's map (shipped in `prefixmaps`) adds the synonyms and URI
-forms Biolink does not list (`EntrezGene:` -> `NCBIGene:`). Both are read from the installed
-packages, once, on first use; nothing is fetched.
+The prefix map (`core/prefix_map.py`) has one preferred prefix per namespace, Biolink's where
+Biolink has one and Bioregistry's otherwise, with every prefix synonym and URI prefix of
+Bioregistry's records; it is read from the installed packages (built once, then cached on
+disk); nothing is fetched.
 
 - A known prefix is matched in any case and through its synonyms: `ncbigene:7157`,
-  `EntrezGene:7157` and `NCBIGene:7157` are `NCBIGene:7157`.
-- A URI becomes a CURIE when the map knows its namespace
-  (`http://identifiers.org/ncbigene/7157`, `https://identifiers.org/NCBIGene:7157`,
-  `http://purl.obolibrary.org/obo/MONDO_0005148`); `curie_to_uri` goes the other way.
+  `GeneID:7157` and `NCBIGene:7157` are `NCBIGene:7157`; `WormBase:` is `WB:`.
+- A local id loses what Bioregistry calls redundant: its banana or its prefix written again
+  (`GO:GO:0032571` is `GO:0032571`, `obi:OBI_0400109` is `OBI:0400109`).
+- A URI becomes a CURIE when the map knows its namespace: any URI prefix of the namespace
+  (provider, RDF, OBO PURL, identifiers.org in both forms, N2T, bioregistry.io);
+  `curie_to_uri` goes the other way.
 - Unknown prefixes keep their spelling; ids that are not CURIEs or known URIs are only trimmed.
 - Which id leads a set of equivalent ids follows Biolink's per-category `id_prefixes` order.
 """
 
 from __future__ import annotations
 
-import csv
-import json
 import re
 from collections.abc import Iterable
 from functools import cache
-from importlib.resources import files
-from importlib.util import find_spec
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from graphwright.core import biolink
-
-if TYPE_CHECKING:
-    import curies
+from graphwright.core.prefix_map import Namespace, namespaces
 
 # CURIE resolvers whose URIs end in the CURIE itself.
 _RESOLVERS = re.compile(
@@ -41,13 +35,6 @@ _RESOLVERS = re.compile(
 _LEGACY_IDENTIFIERS_ORG = re.compile(
     r"https?://(?:www\.)?identifiers\.org/([^/:]+)/([^/]+)/?", re.IGNORECASE
 )
-# URI forms the resolver pattern above handles, or that no tool gives as a node id.
-_REDUNDANT_URI = re.compile(
-    r"https?://(?:www\.)?(?:identifiers\.org/[^/]*:|bioregistry\.io/|n2t\.net/|bio2rdf\.org/"
-    r"|[^/]*/.*\?)"
-)
-_BIOREGISTRY_SYNONYM = re.compile(r"https?://bioregistry\.io/([A-Za-z][\w.-]*):")
-_OBO_PURL = re.compile(r"https?://purl\.obolibrary\.org/obo/([A-Za-z][A-Za-z0-9]*)_(\S+)")
 _PMID_TEXT = re.compile(
     r"\s*(?:pmid\s*:?\s*|(?:https?://)?(?:www\.)?pubmed\.ncbi\.nlm\.nih\.gov/)(\d+)/?\s*",
     re.IGNORECASE,
@@ -57,112 +44,79 @@ _CASE_INSENSITIVE_LOCAL = frozenset({"doi"})
 
 
 @cache
-def converter() -> curies.Converter:
-    """Biolink's prefix map, extended by Bioregistry's synonyms and URI prefixes."""
-    import curies  # only URIs need it: CURIE prefixes are looked up in `_prefix_table`
+def _uri_table() -> tuple[dict[str, str], tuple[int, ...]]:
+    """Every namespace's URI prefixes -> its preferred prefix, and their lengths, longest first.
 
-    return curies.Converter(
-        [
-            curies.Record(
-                prefix=prefix, uri_prefix=uri, prefix_synonyms=names, uri_prefix_synonyms=uris
-            )
-            for prefix, uri, names, uris in _prefix_map()
-        ],
-        strict=False,
-    )
-
-
-@cache
-def _prefix_map() -> list[tuple[str, str, list[str], list[str]]]:
-    """(prefix, URI prefix, prefix synonyms, URI prefix synonyms): Biolink's prefixes, each
-    with the synonyms of the Bioregistry prefix that shares its namespace or name, then the
-    Bioregistry prefixes Biolink does not have."""
-    biolink_map = json.loads(
-        (files("biolink_model") / "prefixmaps" / "biolink-model-prefix-map.json").read_text()
-    )
-    entries = {
-        prefix: (prefix, uri, [], []) for prefix, uri in biolink_map.items() if isinstance(uri, str)
-    }
-    by_uri = {entry[1]: entry for entry in entries.values()}
-    by_name = {prefix.lower(): entry for prefix, entry in entries.items()}
-    for prefix, uri, aliases, uri_aliases in _bioregistry():
-        # the Biolink prefix this record is: by its URI, its name, then its synonyms
-        candidates = [
-            by_uri.get(uri),
-            by_name.get(prefix.lower()),
-            *(by_uri.get(alias) for alias in uri_aliases),
-            *(by_name.get(alias.lower()) for alias in aliases),
-        ]
-        entry = next((found for found in candidates if found is not None), None)
-        if entry is None:
-            entry = entries[prefix] = (prefix, uri, [], [])
-            by_name[prefix.lower()] = entry
-        for alias in (prefix, *aliases):
-            if alias.lower() not in by_name:
-                entry[2].append(alias)
-                by_name[alias.lower()] = entry
-        for alias in (uri, *uri_aliases):
-            if alias not in by_uri:
-                entry[3].append(alias)
-                by_uri[alias] = entry
-        if uri in entry[3] and entry[1] == uri:
-            entry[3].remove(uri)
-    return list(entries.values())
-
-
-def _bioregistry() -> list[tuple[str, str, list[str], list[str]]]:
-    """(prefix, URI prefix, prefix synonyms, URI prefix synonyms) from Bioregistry's map."""
-    # found, not imported: importing prefixmaps loads far more than its data files
-    spec = find_spec("prefixmaps")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("the prefixmaps package is not installed")
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    text = (folder / "data" / "bioregistry.upper.csv").read_text()
-    canonical: dict[str, tuple[str, list[str], list[str]]] = {}
-    rows = list(csv.reader(text.splitlines()))[1:]
-    for _, prefix, uri, status in rows:
-        if status == "canonical":
-            canonical[prefix] = (uri, [], [])
-    by_uri = {uri: prefix for prefix, (uri, _, _) in canonical.items()}
-    for _, prefix, uri, status in rows:
-        if status != "prefix_alias" or prefix not in canonical:
-            continue
-        synonym = _BIOREGISTRY_SYNONYM.fullmatch(uri)
-        if synonym:  # Bioregistry lists its prefix synonyms as resolver URIs
-            canonical[prefix][1].append(synonym.group(1))
-        elif not _REDUNDANT_URI.match(uri):
-            canonical[prefix][2].append(uri)
-        elif status == "namespace_alias" and uri in by_uri:
-            canonical[by_uri[uri]][1].append(prefix)
-    return [(prefix, uri, a, u) for prefix, (uri, a, u) in canonical.items()]
-
-
-@cache
-def _prefix_table() -> dict[str, str]:
-    """Lower-cased prefix or synonym -> the canonical prefix."""
+    A URI is compressed by trying its first n characters for each length: a few dozen dict
+    lookups. (A `curies.Converter` over these 25,000 URI prefixes takes 0.4 s of CPU to build
+    in every process, for the same answers.)"""
     table: dict[str, str] = {}
-    for prefix, _, synonyms, _ in _prefix_map():
-        for name in (prefix, *synonyms):
-            table.setdefault(name.lower(), prefix)
+    for space in namespaces():
+        for uri in (space.uri_prefix, *space.uri_prefixes):
+            if uri:
+                table.setdefault(uri, space.prefix)
+    return table, tuple(sorted({len(uri) for uri in table}, reverse=True))
+
+
+def _compress(uri: str) -> str | None:
+    """`prefix:local` by the longest known URI prefix of `uri`, or None."""
+    table, lengths = _uri_table()
+    for length in lengths:
+        if length < len(uri):
+            prefix = table.get(uri[:length])
+            if prefix is not None:
+                return f"{prefix}:{uri[length:]}"
+    return None
+
+
+@cache
+def _expansions() -> dict[str, str]:
+    """Preferred prefix -> the namespace's main URI prefix."""
+    return {
+        space.prefix: uri
+        for space in namespaces()
+        if (uri := space.uri_prefix or next(iter(space.uri_prefixes), None))
+    }
+
+
+@cache
+def _prefix_table() -> dict[str, Namespace]:
+    """Lower-cased prefix or synonym -> its namespace."""
+    table: dict[str, Namespace] = {}
+    for space in namespaces():
+        for name in (space.prefix, *space.synonyms):
+            table.setdefault(name.casefold(), space)
     return table
 
 
-_canonical_prefix: dict[str, str | None] = {}  # prefix as written -> canonical, or None
+_namespace_of: dict[str, Namespace | None] = {}  # prefix as written -> namespace, or None
 
 
-def canonical_prefix(prefix: str) -> str | None:
-    """The canonical spelling of a prefix, matched in any case and through synonyms."""
-    known = _canonical_prefix.get(prefix, False)
+def _namespace(prefix: str) -> Namespace | None:
+    known = _namespace_of.get(prefix, False)
     if known is False:
-        known = _canonical_prefix[prefix] = _prefix_table().get(prefix.strip().lower())
+        known = _namespace_of[prefix] = _prefix_table().get(prefix.strip().casefold())
     return known  # type: ignore[return-value]
 
 
-def normalize_curie(raw: str) -> str:
-    """Trim `raw`, give a known CURIE prefix its canonical spelling and make a known URI a CURIE.
+def canonical_prefix(prefix: str) -> str | None:
+    """The preferred spelling of a prefix, matched in any case and through synonyms."""
+    space = _namespace(prefix)
+    return None if space is None else space.prefix
 
-    `ncbigene:7157` and `EntrezGene:7157` become `NCBIGene:7157`; DOI local parts are
-    lower-cased, since DOIs are case-insensitive. Unknown prefixes keep their spelling.
+
+def redundant_starts(canonical: str) -> tuple[str, ...]:
+    """What a local id of this (preferred) prefix may start with redundantly, lower-cased."""
+    space = _namespace(canonical)
+    return () if space is None else space.bananas
+
+
+def normalize_curie(raw: str) -> str:
+    """Trim `raw`, give a known CURIE prefix its preferred spelling and make a known URI a CURIE.
+
+    `ncbigene:7157` and `GeneID:7157` become `NCBIGene:7157`, `GO:GO:0032571` becomes
+    `GO:0032571`; DOI local parts are lower-cased, since DOIs are case-insensitive. Unknown
+    prefixes keep their spelling.
     """
     text = raw.strip()
     if text[:4].lower() == "http" and "://" in text[:8]:
@@ -170,13 +124,13 @@ def normalize_curie(raw: str) -> str:
     prefix, sep, local = text.partition(":")
     if not sep:
         return text
-    canonical = canonical_prefix(prefix)
-    if canonical is None:
+    space = _namespace(prefix)
+    if space is None:
         return text
-    local = local.strip()
-    if case_insensitive_local(canonical):
+    local = space.strip_banana(local.strip())
+    if case_insensitive_local(space.prefix):
         local = local.lower()
-    return f"{canonical}:{local}"
+    return f"{space.prefix}:{local}"
 
 
 def case_insensitive_local(canonical: str) -> bool:
@@ -185,21 +139,19 @@ def case_insensitive_local(canonical: str) -> bool:
 
 
 def uri_to_curie(uri: str) -> str | None:
-    """The CURIE of a URI in a known namespace (identifiers.org, OBO PURLs, ...), or None."""
+    """The CURIE of a URI in a known namespace (identifiers.org, OBO PURLs, ...), or None.
+
+    The namespaces' own URI prefixes come first (an identifiers.org URI names a namespace by
+    its identifiers.org prefix, which may be another namespace's synonym); a resolver URI
+    that none of them has is read as the CURIE it ends in."""
+    compressed = _compress(uri) or _compress(_other_scheme(uri))
+    if compressed:
+        return normalize_curie(compressed)
     resolved = _RESOLVERS.fullmatch(uri)
     if resolved:
         curie = resolved.group(1)
         return normalize_curie(curie) if canonical_prefix(curie.partition(":")[0]) else None
-    legacy = _legacy_identifiers_org(uri)
-    if legacy:
-        return legacy
-    compressed = converter().compress(uri) or converter().compress(_other_scheme(uri))
-    if compressed:
-        return normalize_curie(compressed)
-    obo = _OBO_PURL.fullmatch(uri)
-    if obo and canonical_prefix(obo.group(1)):
-        return normalize_curie(f"{obo.group(1)}:{obo.group(2)}")
-    return None
+    return _legacy_identifiers_org(uri)
 
 
 def _legacy_identifiers_org(uri: str) -> str | None:
@@ -215,8 +167,10 @@ def _legacy_identifiers_org(uri: str) -> str | None:
 
 
 def curie_to_uri(curie: str) -> str | None:
-    """The URI of a CURIE with a known prefix (Biolink's namespace for it), or None."""
-    return converter().expand(normalize_curie(curie))
+    """The URI of a CURIE with a known prefix (its namespace's main URI prefix), or None."""
+    prefix, sep, local = normalize_curie(curie).partition(":")
+    uri = _expansions().get(prefix) if sep else None
+    return None if uri is None else uri + local
 
 
 def _other_scheme(uri: str) -> str:

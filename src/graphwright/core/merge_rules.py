@@ -1,7 +1,13 @@
 """Which declared equivalences a merge follows, and the report of those it refused.
 
-`equivalent_ids` and `same_as` say "the same entity"; `xref` only says "see also", so it is
-recorded as a link labelled `xref` unless the accumulator is told to treat it as equivalence.
+Every field KG builders publish for "the same entity" declares an equivalence: `equivalent_ids`,
+KGX's and the Node Normalizer's `equivalent_identifiers` (strings, or the Node Normalizer's
+`{"identifier": ...}` objects), Biolink's `same_as` and `exact_match`, and a TRAPI attribute
+`biolink:same_as` or `biolink:exact_match`
+(kept whole in `attributes`); RDF's `owl:sameAs` and `skos:exactMatch` become `same_as` when read
+(core/formats/rdf_read.py). `xref` only says "see also", so it is recorded as a link labelled
+`xref` unless the accumulator is told to treat it as equivalence; broad, narrow, close and
+related matches stay links.
 No two nodes merge when their Biolink categories cannot name one entity (a Gene and a
 BiologicalProcess); each refusal is listed in the report with both ids and the reason.
 """
@@ -15,9 +21,14 @@ from typing import Any
 from graphwright.core import biolink
 
 EQUIVALENT_IDS = "equivalent_ids"
+EQUIVALENT_IDENTIFIERS = "equivalent_identifiers"
 SAME_AS = "same_as"
+EXACT_MATCH = "exact_match"  # Biolink's name for skos:exactMatch
+ATTRIBUTES = "attributes"  # TRAPI attributes kept whole
 XREF = "xref"
 XREF_LABEL = "xref"
+# TRAPI attribute types that declare an equivalence
+SAME_AS_ATTRIBUTES = frozenset({"biolink:same_as", "biolink:exact_match"})
 
 
 @dataclass(frozen=True)
@@ -44,18 +55,39 @@ class MergeReport:
 
 
 def equivalence_fields(*, xref_equivalence: bool) -> tuple[str, ...]:
-    return (EQUIVALENT_IDS, SAME_AS, XREF) if xref_equivalence else (EQUIVALENT_IDS, SAME_AS)
+    fields = (EQUIVALENT_IDS, EQUIVALENT_IDENTIFIERS, SAME_AS, EXACT_MATCH, ATTRIBUTES)
+    return (*fields, XREF) if xref_equivalence else fields
 
 
 def declared_ids(node: dict[str, Any], fields: tuple[str, ...]) -> list[str]:
-    """The ids a node declares in `fields` (each a string or a list)."""
+    """The ids a node declares in `fields`: each a string, a Node Normalizer object or a list
+    of them; in `attributes`, the values of its `biolink:same_as` attributes."""
     found: list[str] = []
     for name in fields:
         value = node.get(name)
-        if isinstance(value, str):
-            value = [value]
-        if isinstance(value, list):
-            found.extend(item for item in value if isinstance(item, str) and item.strip())
+        if value is None:
+            continue
+        if name == ATTRIBUTES:
+            if isinstance(value, list):
+                for attribute in value:
+                    if (
+                        isinstance(attribute, dict)
+                        and attribute.get("attribute_type_id") in SAME_AS_ATTRIBUTES
+                    ):
+                        found.extend(_ids_in(attribute.get("value")))
+            continue
+        found.extend(_ids_in(value))
+    return found
+
+
+def _ids_in(value: Any) -> list[str]:
+    items = value if isinstance(value, list) else [value]
+    found = []
+    for item in items:
+        if isinstance(item, dict):  # the Node Normalizer's {"identifier": ..., "label": ...}
+            item = item.get("identifier")
+        if isinstance(item, str) and item.strip():
+            found.append(item)
     return found
 
 

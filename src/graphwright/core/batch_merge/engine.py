@@ -32,7 +32,12 @@ from graphwright.core.batch_merge.reading import read_inputs
 from graphwright.core.batch_merge.rules import MACROS, json_object
 from graphwright.core.graph import GraphFormatError, inferred_node
 from graphwright.core.merge_files import InferredNode
-from graphwright.core.merge_rules import MergeReport, equivalence_fields
+from graphwright.core.merge_rules import (
+    ATTRIBUTES,
+    SAME_AS_ATTRIBUTES,
+    MergeReport,
+    equivalence_fields,
+)
 from graphwright.errors import GraphwrightError, InvalidInput
 
 _FETCH = 50_000
@@ -178,20 +183,37 @@ class BatchMerge:
 
     # -- identifiers -----------------------------------------------------------------------------
 
-    def _declaration_columns(self, fields: tuple[str, ...]) -> list[str]:
+    def _declaration_columns(self, fields: tuple[str, ...]) -> dict[str, str]:
+        """Field name -> its column, for the fields the nodes have."""
         columns = self._node_fields.columns
-        return [columns[name] for name in fields if name in columns]
+        return {name: columns[name] for name in fields if name in columns}
 
-    def _declared_ids(self, columns: list[str]) -> str:
-        """SQL selecting `raw`: the ids (string items) the nodes declare in `columns`."""
-        items = " UNION ALL ".join(
-            f"SELECT unnest(gw_items({column})) AS item FROM node_rows WHERE {column} IS NOT NULL"
-            for column in columns
+    def _declared_ids(self, columns: dict[str, str]) -> str:
+        """SQL selecting `raw`: the ids the nodes declare in `columns` (`declared_ids`: string
+        items, the Node Normalizer's `{"identifier"}` objects, `biolink:same_as` attributes)."""
+        items = []
+        for name, column in columns.items():
+            values = (
+                f"SELECT unnest(gw_items({column})) AS item FROM node_rows "
+                f"WHERE {column} IS NOT NULL"
+            )
+            if name == ATTRIBUTES:
+                kinds = ", ".join(literal(kind) for kind in sorted(SAME_AS_ATTRIBUTES))
+                values = (
+                    "SELECT unnest(gw_items((attribute->'$.value')::VARCHAR)) AS item FROM ("
+                    f"{values.replace(' AS item', ' AS attribute')}) "
+                    f"WHERE attribute->>'$.attribute_type_id' IN ({kinds})"
+                )
+            items.append(values)
+        return (
+            "SELECT CASE WHEN json_type(item) = 'OBJECT' THEN item->>'$.identifier' "
+            f"ELSE item::JSON->>'$' END AS raw FROM ({' UNION ALL '.join(items)}) "
+            "WHERE json_type(item) = 'VARCHAR' OR (json_type(item) = 'OBJECT' "
+            "AND json_type(item->'$.identifier') = 'VARCHAR')"
         )
-        return f"SELECT item::JSON->>'$' AS raw FROM ({items}) WHERE json_type(item) = 'VARCHAR'"
 
     def _normalise(self) -> None:
-        named = self._declaration_columns((*equivalence_fields(xref_equivalence=True),))
+        named = self._declaration_columns(equivalence_fields(xref_equivalence=True))
         declared = f" UNION ALL {self._declared_ids(named)}" if named else ""
         normalise_ids(
             self.con,
@@ -199,7 +221,7 @@ class BatchMerge:
             f"UNION ALL SELECT object FROM edge_rows{declared}",
         )
 
-    def _equivalence_columns(self) -> list[str]:
+    def _equivalence_columns(self) -> dict[str, str]:
         return self._declaration_columns(equivalence_fields(xref_equivalence=self.xref_equivalence))
 
     def _declared(self) -> None:
@@ -209,7 +231,7 @@ class BatchMerge:
         if not columns:
             self.con.execute("CREATE TABLE declared (norm VARCHAR)")
             return
-        declaring = " OR ".join(f"{column} IS NOT NULL" for column in columns)
+        declaring = " OR ".join(f"{column} IS NOT NULL" for column in columns.values())
         self.con.execute(
             "CREATE TABLE declared AS SELECT DISTINCT norm FROM ("
             f"SELECT norm FROM node_rows JOIN ids USING (raw) WHERE {declaring} "

@@ -17,7 +17,12 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from graphwright.core.ids import canonical_prefix, case_insensitive_local, normalize_curie
+from graphwright.core.ids import (
+    canonical_prefix,
+    case_insensitive_local,
+    normalize_curie,
+    redundant_starts,
+)
 from graphwright.core.merge import GraphAccumulator
 from graphwright.core.merge_rules import EQUIVALENT_IDS, MergeReport
 
@@ -29,7 +34,9 @@ def normalise_ids(con: duckdb.DuckDBPyConnection, raws_sql: str) -> None:
 
     An id of printable ASCII that is no URI (nearly all) is normalised in SQL by the rules of
     `normalize_curie`, its prefix's canonical spelling asked once per distinct prefix; the
-    others go through `normalize_curie` itself (1M/5M: 1.4M distinct ids, most of 2.4 s).
+    others, and ids whose local part starts with what Bioregistry calls redundant for their
+    prefix (`GO:GO:0032571`), go through `normalize_curie` itself (1M/5M: 1.4M distinct ids,
+    most of 2.4 s).
     """
     con.execute(
         f"CREATE TABLE distinct_ids AS SELECT DISTINCT raw FROM ({raws_sql}) WHERE raw IS NOT NULL"
@@ -51,16 +58,22 @@ def normalise_ids(con: duckdb.DuckDBPyConnection, raws_sql: str) -> None:
                 "prefix": pa.array(prefixes, pa.string()),
                 "canonical": pa.array(canonical, pa.string()),
                 "lower_local": [bool(c) and case_insensitive_local(c) for c in canonical],
+                "redundant": pa.array(
+                    [list(redundant_starts(c)) if c else [] for c in canonical],
+                    pa.list_(pa.string()),
+                ),
             }
         ),
     )
     con.execute(
         "CREATE TABLE ids AS SELECT raw, CASE WHEN canonical IS NULL THEN trim(raw) "
         "WHEN lower_local THEN canonical || ':' || lower(local) ELSE canonical || ':' || local "
-        "END AS norm FROM plain_ids JOIN prefix_batch USING (prefix)"
+        "END AS norm FROM plain_ids JOIN prefix_batch USING (prefix) "
+        "WHERE len(redundant) = 0 OR NOT list_bool_or("
+        "list_transform(redundant, lambda r: starts_with(lower(local), r)))"
     )
     con.unregister("prefix_batch")
-    reader = con.execute("SELECT raw FROM distinct_ids ANTI JOIN plain_ids USING (raw)")
+    reader = con.execute("SELECT raw FROM distinct_ids ANTI JOIN ids USING (raw)")
     batches = []
     while chunk := reader.fetchmany(_CHUNK):
         raws = [row[0] for row in chunk]

@@ -34,7 +34,9 @@ from graphwright.core.graph import GraphFormatError
 NODES_TSV = "nodes.tsv"
 EDGES_TSV = "edges.tsv"
 # Columns split on "|" besides the Biolink model's multivalued slots (KGX lists these too).
-MULTIVALUED = frozenset({"category", "same_as", "in_taxon"})
+MULTIVALUED = frozenset(
+    {"category", "same_as", "exact_match", "in_taxon", "equivalent_identifiers", "equivalent_ids"}
+)
 # A TSV column whose values do not fit its kind is written as `graphwright:json:<column>`,
 # holding JSON, and read back under `<column>`.
 JSON_COLUMN = GRAPHWRIGHT + "json:"

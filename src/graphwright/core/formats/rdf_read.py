@@ -35,6 +35,16 @@ _LABEL = RDFS + "label"
 _STATEMENT = RDF + "Statement"
 _PUBLICATIONS = BIOLINK_VOCAB + "publications"
 _REIFIED = {RDF + "subject", RDF + "predicate", RDF + "object"}
+# Predicates that say "the same entity": their objects become the node's `same_as`
+# (docs/merge.md); broad, narrow, close and related matches stay links.
+_SAME_AS = frozenset(
+    {
+        "http://www.w3.org/2002/07/owl#sameAs",
+        "http://www.w3.org/2004/02/skos/core#exactMatch",
+        BIOLINK_VOCAB + "same_as",
+        BIOLINK_VOCAB + "exact_match",
+    }
+)
 
 Subject = ox.NamedNode | ox.BlankNode
 
@@ -78,6 +88,13 @@ def _read(data: str | bytes, fmt: ox.RdfFormat) -> dict[str, Any]:
                 node["category"] = category_from(types)
             elif predicate == _LABEL and len(values) == 1:
                 node["name"] = values[0].value
+            elif predicate in _SAME_AS:
+                same = [
+                    _evidence(v)
+                    for v in values
+                    if (subject.value, predicate, v.value) not in described
+                ]
+                node.setdefault("same_as", []).extend(s for s in same if isinstance(s, str))
             elif all(isinstance(v, ox.NamedNode) for v in values):
                 for value in values:
                     if (subject.value, predicate, value.value) not in described:
