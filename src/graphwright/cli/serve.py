@@ -31,4 +31,6 @@ def serve(
         f"({settings.data_location}); API calls need a token: graphwright token create",
         highlight=False,
     )
+    if notice := app.state.model_setup.notice:
+        console.print(notice, highlight=False, soft_wrap=True)
     uvicorn.Server(server_config(app, host=settings.host, port=settings.port)).run()
