@@ -18,14 +18,18 @@ import orjson
 import typer
 from rich.table import Table
 
-from graphwright.cli.common import bad_input_exits, console, fail
+from graphwright.cli.common import PlainCommand, PlainGroup, bad_input_exits, console, fail
 from graphwright.settings import get_settings
 
 if TYPE_CHECKING:  # the knowledge room is loaded by the kb command that runs, not by the CLI
     from graphwright.knowledge.schemas import PublicationRequestView, QueryAnswer
     from graphwright.knowledge.service import KnowledgeService
 
-app = typer.Typer(help="Publish, read and query knowledge assets (DKG-compatible).")
+app = typer.Typer(
+    help="Publish, read and query knowledge assets (DKG-compatible).",
+    no_args_is_help=True,
+    cls=PlainGroup,
+)
 T = TypeVar("T")
 
 
@@ -68,7 +72,7 @@ def _read_json(path: Path) -> Any:
         raise fail(f"{path}: not JSON ({exc})") from None
 
 
-@app.command("publish")
+@app.command("publish", cls=PlainCommand)
 def publish(
     file: Annotated[
         Path, typer.Argument(help="A JSON-LD file: an object, a list, or public/private.")
@@ -90,7 +94,7 @@ def publish(
     print(published.ual)
 
 
-@app.command("get")
+@app.command("get", cls=PlainCommand)
 def get(
     ual: Annotated[str, typer.Argument(help="A collection or asset UAL.")],
     format: Annotated[Literal["jsonld", "nquads"], typer.Option(help="Output syntax.")] = "jsonld",
@@ -104,7 +108,7 @@ def get(
     print(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
 
 
-@app.command("metadata")
+@app.command("metadata", cls=PlainCommand)
 def metadata(ual: Annotated[str, typer.Argument(help="A collection or asset UAL.")]) -> None:
     """Print who published an asset, when, in which transaction, and its later states."""
     found = _run(ual, lambda service: service.metadata(ual))
@@ -115,7 +119,7 @@ def metadata(ual: Annotated[str, typer.Argument(help="A collection or asset UAL.
     )
 
 
-@app.command("query")
+@app.command("query", cls=PlainCommand)
 def query(
     sparql: Annotated[str, typer.Argument(help="A SPARQL query, or a file that holds one.")],
     limit: Annotated[int | None, typer.Option(min=1, help="Rows at most.")] = None,
@@ -144,7 +148,7 @@ def _print_answer(answer: QueryAnswer, *, as_json: bool) -> None:
         console.print(f"(cut at {answer.row_limit} rows)", style="yellow")
 
 
-@app.command("requests")
+@app.command("requests", cls=PlainCommand)
 def requests(
     status: Annotated[
         str | None, typer.Option(help="pending, published, rejected or failed.")
@@ -179,7 +183,7 @@ def requests(
     console.print(f"{total} request(s)", highlight=False)
 
 
-@app.command("approve")
+@app.command("approve", cls=PlainCommand)
 def approve(
     request_id: Annotated[str, typer.Argument(help="The request's id (see `kb requests`).")],
     edited: Annotated[
@@ -207,7 +211,7 @@ def _say_run_resumes(request: PublicationRequestView) -> None:
         )
 
 
-@app.command("reject")
+@app.command("reject", cls=PlainCommand)
 def reject(
     request_id: Annotated[str, typer.Argument(help="The request's id.")],
     reason: Annotated[str, typer.Option(help="Why; recorded with the request.")],
@@ -222,7 +226,7 @@ def reject(
     _say_run_resumes(decided)
 
 
-@app.command("export")
+@app.command("export", cls=PlainCommand)
 def export(
     output: Annotated[Path, typer.Option("-o", "--output", help="The file to write.")],
     format: Annotated[Literal["nquads", "trig"], typer.Option(help="N-Quads or TriG.")] = "nquads",
