@@ -19,6 +19,7 @@ import typer
 from rich.table import Table
 
 from graphwright.cli.common import PlainCommand, PlainGroup, bad_input_exits, console, fail
+from graphwright.core.words import counted
 from graphwright.settings import get_settings
 
 if TYPE_CHECKING:  # the knowledge room is loaded by the kb command that runs, not by the CLI
@@ -180,7 +181,7 @@ def requests(
             request.id,
         )
     console.print(table)
-    console.print(f"{total} request(s)", highlight=False)
+    console.print(counted(total, "request"), highlight=False)
 
 
 @app.command("approve", cls=PlainCommand)

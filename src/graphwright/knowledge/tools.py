@@ -19,6 +19,7 @@ from pydantic import Field
 
 from graphwright import mcp_http, mcpkit
 from graphwright.auth.service import AuthService
+from graphwright.core.words import counted
 from graphwright.db import Database
 from graphwright.knowledge.backends import open_backend
 from graphwright.knowledge.schemas import (
@@ -81,8 +82,8 @@ def _answer_text(answer: QueryAnswer) -> str:
         return f"ASK: {str(answer.boolean).lower()}"
     if answer.form == "graph":
         count = len(answer.triples.splitlines()) if answer.triples else 0
-        return _shorten(f"{count} triple(s):\n{answer.triples or ''}") + cut
-    head = f"{len(answer.rows)} row(s); variables: {', '.join(answer.variables)}"
+        return _shorten(f"{counted(count, 'triple')}:\n{answer.triples or ''}") + cut
+    head = f"{counted(len(answer.rows), 'row')}; variables: {', '.join(answer.variables)}"
     rows = "\n".join(
         " | ".join(row[var]["value"] if var in row else "" for var in answer.variables)
         for row in answer.rows
