@@ -36,6 +36,7 @@ from graphwright.miner.tags import checked_tags
 logger = logging.getLogger(__name__)
 
 GRAPH_TOKEN_TTL = timedelta(minutes=30)
+GRAPH_TOKEN_PURPOSE = "the graph tools of one Graph Mode turn write with it"
 
 
 class ChatService(ChatConversations):
@@ -229,7 +230,12 @@ class ChatService(ChatConversations):
 
     def _database_context(self, conversation_id: str, actor: str) -> dict[str, Any]:
         """Where graph tools write, with a token for this conversation that lives one turn."""
-        token = self.auth.mint(conversation_id=conversation_id, ttl=GRAPH_TOKEN_TTL, label=actor)
+        token = self.auth.mint(
+            conversation_id=conversation_id,
+            ttl=GRAPH_TOKEN_TTL,
+            label=actor,
+            purpose=GRAPH_TOKEN_PURPOSE,
+        )
         return {
             "conversationId": conversation_id,
             "apiBaseUrl": self.api_base_url,

@@ -94,6 +94,12 @@ def _answer_text(answer: QueryAnswer) -> str:
 # No conversation can have this id (ids start with a letter or digit): a token scoped to it
 # reaches the knowledge base's reads and no conversation's graph or artifacts.
 READER_SCOPE = "#knowledge-reader"
+# It needs no expiry: the subprocesses hold it as long as the server runs, and the server
+# revokes it when it stops.
+READER_PURPOSE = (
+    "the chat's knowledge and miner tools read this server's knowledge base with it; "
+    "revoked when the server stops"
+)
 
 
 @dataclass
@@ -112,7 +118,9 @@ class KnowledgeReader:
     ) -> KnowledgeReader:
         if knowledge.backend.kind != "embedded":
             return cls({}, lambda: None)  # a server or node: the subprocess reaches it too
-        token = auth.mint(conversation_id=READER_SCOPE, label="chat: knowledge tools")
+        token = auth.mint(
+            conversation_id=READER_SCOPE, label="chat: knowledge tools", purpose=READER_PURPOSE
+        )
         env = {
             "GRAPHWRIGHT_SPARQL_URL": f"{api_base_url}/api/knowledge/sparql",
             "GRAPHWRIGHT_SPARQL_UPDATE_URL": "",

@@ -135,7 +135,7 @@ def frame(context: WebContext, principal: Principal, title: str) -> None:
         ui.link("Knowledge miner", "/miner").classes("text-sm text-white").props(
             'data-testid="miner-nav"'
         )
-        ui.label(f"Signed in as {principal.actor}").classes("text-sm")
+        ui.label(f"Signed in as {principal.shown_as}").classes("text-sm")
 
         @guarded
         async def sign_out() -> None:
