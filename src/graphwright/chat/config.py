@@ -117,6 +117,7 @@ def own_servers(settings: Settings) -> dict[str, dict[str, Any]]:
             "timeout": OWN_TIMEOUTS.get(name, DEFAULT_TIMEOUT_SECONDS),
         }
         for name in mcp_registry.names()
+        if name not in mcp_registry.NOT_IN_CHAT
     }
 
 

@@ -38,7 +38,6 @@ from graphwright.artifacts.turn import TurnArtifacts
 from graphwright.chat.mcp_manager import McpManager, ToolSpec, describe_exception
 from graphwright.chat.models import Mode
 from graphwright.chat.modes import (
-    ARTIFACTS_SERVER,
     GRAPH_SERVER,
     MODE_HEADINGS,
     mode_hint,
@@ -122,7 +121,7 @@ class Turn:
         self.graph_version: int | None = None
         self.stop_reason = ""
         self._collected = context.artifacts
-        self._owned_values: dict[str, Any] = {ARTIFACTS_SERVER: context.conversation_id}
+        self._owned_values: dict[str, Any] = {}
         if context.database_context is not None:
             self._owned_values[GRAPH_SERVER] = context.database_context
         self._seen: set[tuple[str, bytes]] = set()
