@@ -67,9 +67,10 @@ def _record(article: Any) -> dict[str, Any] | None:
         )
         if name:
             authors.append(name)
-    year_text = article.findtext(".//Journal/JournalIssue/PubDate/Year") or (
-        article.findtext(".//Journal/JournalIssue/PubDate/MedlineDate") or ""
-    )[:4]
+    year_text = (
+        article.findtext(".//Journal/JournalIssue/PubDate/Year")
+        or (article.findtext(".//Journal/JournalIssue/PubDate/MedlineDate") or "")[:4]
+    )
     doi = article.findtext(".//PubmedData/ArticleIdList/ArticleId[@IdType='doi']")
     return {
         "pmid": article.findtext(".//MedlineCitation/PMID"),
