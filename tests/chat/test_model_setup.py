@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from pydantic import SecretStr
 from graphwright.llm import NO_MODEL, load_chat_model
 from graphwright.settings import Settings
 from tests.chat.openai_stub import ANSWER, OpenAIStub
-from tests.conftest import free_port, serve_in_thread
+from tests.conftest import free_port, serve_in_thread, wait_until_serving
 
 PROVIDER_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AZURE_OPENAI_API_KEY",
                       "AZURE_OPENAI_ENDPOINT", "OPENAI_BASE_URL", "OPENAI_API_VERSION")  # fmt: skip
@@ -117,7 +116,7 @@ def test_serve_without_a_key_starts_says_one_line_and_runs_slash_commands(tmp_pa
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_for(base, server)
+        wait_until_serving(base, server)
         token = subprocess.run(
             [sys.executable, "-m", "graphwright", "token", "create"],
             env=env, capture_output=True, text=True, check=True,
@@ -137,16 +136,3 @@ def test_serve_without_a_key_starts_says_one_line_and_runs_slash_commands(tmp_pa
     lines = [line for line in output.splitlines() if "GRAPHWRIGHT_MODEL_API_KEY" in line]
     assert len(lines) == 1, output
     assert "GRAPHWRIGHT_MODEL=openai:gpt-4o-mini has no API key" in lines[0]
-
-
-def _wait_for(base: str, server: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise AssertionError(f"serve stopped: {server.communicate()[0]}")
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            time.sleep(0.3)
-    raise AssertionError("serve did not answer /health in 120 s")

@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import pytest
 import yaml
 from markdown_it import MarkdownIt
 
-from tests.conftest import free_port
+from tests.conftest import free_port, wait_until_serving
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -74,13 +73,7 @@ class Server:
             [sys.executable, "-m", "graphwright", "serve"], env=self.env,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.3)
+        wait_until_serving(self.url, self.process)
         token = subprocess.run(
             [sys.executable, "-m", "graphwright", "token", "create", "--name", "docs"],
             env=self.env, capture_output=True, text=True, check=True,

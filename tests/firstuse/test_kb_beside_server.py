@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from graphwright.cli import app
 from graphwright.cli.kb import app as kb_app
 from graphwright.db import Database
 from graphwright.settings import get_settings
-from tests.conftest import free_port
+from tests.conftest import free_port, wait_until_serving
 
 QUERY = (
     "SELECT ?name WHERE { GRAPH ?g { ?d a <http://schema.org/Drug> ; "
@@ -65,15 +64,7 @@ class Home:
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         )  # fmt: skip
         self.url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            assert self.server.poll() is None, self.server.communicate()[0]
-            try:
-                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                time.sleep(0.3)
-        raise AssertionError("serve did not start")
+        wait_until_serving(self.url, self.server)
 
     def stop(self) -> None:
         assert self.server is not None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import graphwright
@@ -34,28 +35,21 @@ def test_no_string_counts_with_an_optional_s() -> None:
     assert not found, "\n".join(found)
 
 
-def test_merging_a_kgx_pair_says_what_happened(tmp_path: Path) -> None:
-    out = tmp_path / "kgx.json"
-    outcome = CliRunner().invoke(
-        app,
-        ["graph", "merge", str(EXAMPLES / "kg_nodes.tsv"), str(EXAMPLES / "other_edges.tsv"),
-         "-o", str(out)],
-        terminal_width=200,
-    )  # fmt: skip
-    assert outcome.exit_code == 0, outcome.output
-    said = " ".join(outcome.output.split())
-    assert "(s)" not in said
-    assert f"Merged 2 files into {out}: 4 nodes, 3 links" in said
-
-
-def test_a_file_without_a_graph_is_named(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        (["kg_nodes.tsv", "other_edges.tsv"], "Merged 2 files into OUT: 4 nodes, 3 links"),
+        (["medik-tp53.json", "pubmed-p53.json"],
+         "Merged 2 files into OUT: 7 nodes, 6 links (pubmed-p53.json holds no graph)"),
+    ],
+)  # fmt: skip
+def test_a_merge_says_what_happened(tmp_path: Path, files: list[str], said: str) -> None:
     out = tmp_path / "merged.json"
     outcome = CliRunner().invoke(
         app,
-        ["graph", "merge", str(EXAMPLES / "medik-tp53.json"), str(EXAMPLES / "pubmed-p53.json"),
-         "-o", str(out)],
+        ["graph", "merge", *(str(EXAMPLES / name) for name in files), "-o", str(out)],
         terminal_width=200,
-    )  # fmt: skip
+    )
     assert outcome.exit_code == 0, outcome.output
-    said = " ".join(outcome.output.split())
-    assert f"Merged 2 files into {out}: 7 nodes, 6 links (pubmed-p53.json holds no graph)" in said
+    printed = " ".join(outcome.output.split())
+    assert "(s)" not in printed and said.replace("OUT", str(out)) in printed
