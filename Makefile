@@ -2,7 +2,9 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# One stamp per install, named by pyproject.toml's checksum: a changed file installs again.
+RUN_STAMP := $(VENV)/.installed-run-$(shell cksum pyproject.toml | cut -d' ' -f1)
+TEST_STAMP := $(VENV)/.installed-test-$(shell cksum pyproject.toml | cut -d' ' -f1)
 PG_URL := postgresql+psycopg://postgres@127.0.0.1:5432/test
 # Two workers: much of the suite waits on servers, browsers and subprocesses, so two cores keep
 # busy; each test module stays on one worker (its module-scoped servers start once).
@@ -15,26 +17,35 @@ INSPECTOR := .mcp-inspector/node_modules/.bin/mcp-inspector
 CONFORMANCE_VERSION := 0.1.16
 CONFORMANCE := .mcp-conformance/node_modules/.bin/conformance
 
-.PHONY: run test lint format install bench clean inspector conformance browser
+.PHONY: run test lint format install install-test bench clean inspector conformance browser
 
-$(STAMP): pyproject.toml
+# `make run` installs what running needs; `make test` adds the test extras (pytest, selenium,
+# schemathesis, ruff, ...), which running never loads.
+$(RUN_STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("graphwright needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	rm -f $(VENV)/.installed-*
+	$(BIN)/python -m pip install --quiet -e .
+	rm -f $(VENV)/.installed-run-*
 	touch $@
 
-install: $(STAMP)
+$(TEST_STAMP): $(RUN_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	rm -f $(VENV)/.installed-test-*
+	touch $@
+
+install: $(RUN_STAMP)
+
+install-test: $(TEST_STAMP)
 
 run: install
 	$(BIN)/graphwright serve
 
-lint: install
+lint: install-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-format: install
+format: install-test
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
@@ -73,7 +84,7 @@ test:
 	fi; \
 	$(PYTEST)
 
-bench: install
+bench: install-test
 	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:

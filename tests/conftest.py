@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import subprocess
 import threading
 import time
 import uuid
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import httpx
 import pytest
 import uvicorn
 from hypothesis import settings as hypothesis_settings
@@ -40,6 +42,21 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def wait_until_serving(url: str, process: subprocess.Popen[Any], timeout: float = 120) -> None:
+    """Wait until a `graphwright serve` process answers /health; fail with its output if it
+    stops first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"serve stopped: {process.communicate()[0]}")
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.3)
+    raise AssertionError(f"serve did not answer {url}/health in {timeout:.0f} s")
 
 
 @contextmanager

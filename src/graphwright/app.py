@@ -33,6 +33,7 @@ from graphwright.knowledge import api as knowledge_api
 from graphwright.knowledge.backends import open_backend
 from graphwright.knowledge.service import KnowledgeService
 from graphwright.knowledge.tools import knowledge_server
+from graphwright.llm import load_chat_model
 from graphwright.miner import api as miner_api
 from graphwright.miner.service import MinerService
 from graphwright.miner.tools import miner_server
@@ -58,7 +59,8 @@ def create_app(
     graph_service = GraphService(db, events, GraphLimits.from_settings(settings))
     graph_backends = BackendResolver(settings, graph_service)
     knowledge = KnowledgeService.from_settings(db, open_backend(settings), settings)
-    miner = MinerService.from_settings(db, settings, knowledge)
+    model = load_chat_model(settings)
+    miner = MinerService.from_settings(db, settings, knowledge, model=model)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -83,6 +85,7 @@ def create_app(
     )
     api_docs.install(app)  # /docs and /redoc from local files, not a CDN
     app.state.settings = settings
+    app.state.model_setup = model
     app.state.database = db
     app.state.auth_service = AuthService(db, where=settings.data_location)
     app.state.graph_events = events

@@ -30,6 +30,11 @@ SERVERS: dict[str, str] = {
 }
 
 
+# Served to MCP clients (`graphwright mcp artifacts`, /mcp/artifacts) but not offered in the
+# chat, which makes a conversation's artifacts itself: its tools are plumbing to a model there.
+NOT_IN_CHAT = frozenset({"artifacts"})
+
+
 def names() -> list[str]:
     return sorted(SERVERS)
 

@@ -36,6 +36,14 @@ class Settings(BaseSettings):
     max_bulk_items: int = Field(default=10_000, ge=1, description="Items in one bulk call.")
 
     model: str | None = Field(default=None, description="LLM as provider:model.")
+    model_base_url: str | None = Field(
+        default=None,
+        description="The model's endpoint: an OpenAI-compatible server (vLLM, LM Studio, "
+        "Ollama), an Ollama host, or an Azure OpenAI resource.",
+    )
+    model_api_key: SecretStr | None = Field(
+        default=None, description="The model provider's API key (else its own variable)."
+    )
     mcp_config: Path | None = None
 
     api_url: str | None = None

@@ -8,7 +8,6 @@ from typing import Any
 import orjson
 import pytest
 
-from graphwright.artifacts.service import ListArtifactsInput
 from graphwright.core.artifacts import BIBLIOGRAPHY, KNOWLEDGE_GRAPH
 from tests.chat.conftest import Live
 from tests.chat.fakes import ScriptedChatModel, call, reply
@@ -271,25 +270,3 @@ async def test_graph_mode_offers_only_graph_tools_and_versions_the_graph(live: L
     assert [m["graphVersion"] for m in body["messages"] if m["role"] == "assistant"] == [
         versions[-1], versions[-1] + 1
     ]  # fmt: skip
-
-
-async def test_artifact_tools_write_to_the_conversation_they_are_called_from(live: Live) -> None:
-    document = {"artifactId": "notes-1", "name": "Notes", "parts": [{"text": "# TP53 notes"}]}
-    live.service.model = ScriptedChatModel.with_script(
-        [
-            reply("", call("artifacts__artifact_update", artifact=document, contextId="victim")),
-            reply("", call("artifacts__list_artifacts", contextId="victim")),
-            reply("Saved your notes."),
-        ]
-    )
-    done = await live.chat(conversationId="notes", message="Keep notes.")
-    assert [c["isError"] for c in done["toolCalls"]] == [False, False]
-    assert (
-        "contextId"
-        not in live.service.model.schemas["artifacts__artifact_update"]["parameters"]["properties"]
-    )
-    body = (await live.client.get("/api/conversations/notes")).json()["data"]
-    assert [a["artifactId"] for a in body["artifacts"]] == ["notes-1"]
-    listing = body["messages"][-1]["toolCalls"][1]["result"]
-    assert "in conversation 'notes'" in listing
-    assert live.service.artifacts.list_artifacts(ListArtifactsInput(), context_id="victim") == []

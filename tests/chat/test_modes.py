@@ -13,7 +13,7 @@ from graphwright.chat.models import Mode
 from graphwright.chat.modes import model_facing_schema, orchestrated, redacted, servers_for
 
 CONTEXT = {"conversationId": "c1", "apiBaseUrl": "http://127.0.0.1:8000", "accessToken": "gw_x"}
-OWNED = {"graph": CONTEXT, "artifacts": "c1"}
+OWNED = {"graph": CONTEXT}
 
 
 def test_each_mode_gets_its_servers() -> None:
@@ -43,8 +43,6 @@ def test_the_orchestrator_sets_the_conversation_argument(
     graph_call = orchestrated("graph", "addNode", {"label": "X", "databaseContext": forged}, OWNED)
     assert graph_call == {"label": "X", "databaseContext": CONTEXT}
     assert "Discarded a databaseContext" in caplog.text and "stolen" not in caplog.text
-    artifacts_call = orchestrated("artifacts", "list_artifacts", {"contextId": "other"}, OWNED)
-    assert artifacts_call == {"contextId": "c1"}
     assert orchestrated("kg", "queryNeighbors", {"curieOrName": "TP53"}, OWNED) == {
         "curieOrName": "TP53"
     }

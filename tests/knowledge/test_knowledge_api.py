@@ -218,8 +218,8 @@ async def test_mcp_tools_over_streamable_http(app: FastAPI) -> None:
     token = app.state.auth_service.mint(label="model")
     async with serving(app) as url, http_session(f"{url}/mcp/knowledge", token) as session:
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert set(tools) == {"dkg-get", "dkg-create", "dkg-sparql-query", "dkg_get_asset",
-                              "dkg_sparql", "dkg_get_asset_metadata"}  # fmt: skip
+        assert set(tools) == {"dkg-get", "dkg-create", "dkg-sparql-query",
+                              "dkg_get_asset_metadata"}  # fmt: skip
         for name, tool in tools.items():
             assert tool.output_schema is not None, name
             assert tool.annotations and tool.annotations.read_only_hint is (name != "dkg-create")
@@ -228,7 +228,7 @@ async def test_mcp_tools_over_streamable_http(app: FastAPI) -> None:
         assert not created.is_error, text_of(created)
         assert "waiting for a person" in text_of(created)
         request_id = created.structured_content["id"]
-        empty = await session.call_tool("dkg_sparql", {"query": PATTERN})
+        empty = await session.call_tool("dkg-sparql-query", {"query": PATTERN})
         assert empty.structured_content["rows"] == []  # nothing published by the model
 
         service = app.state.knowledge_service
@@ -238,11 +238,13 @@ async def test_mcp_tools_over_streamable_http(app: FastAPI) -> None:
             len(answer.structured_content["rows"]) == 2 and answer.structured_content["truncated"]
         )
         assert "cut at 2 rows" in text_of(answer)
-        got = await session.call_tool("dkg_get_asset", {"ual": f"{published.ual}/1"})
+        got = await session.call_tool("dkg-get", {"ual": f"{published.ual}/1"})
         assert '"aspirin"' in text_of(got)
         meta = await session.call_tool("dkg_get_asset_metadata", {"ual": published.ual})
         assert meta.structured_content["approvedBy"] == "alice"
-        bad = await session.call_tool("dkg_sparql", {"query": "INSERT DATA { <a:b> <a:c> <a:d> }"})
+        bad = await session.call_tool(
+            "dkg-sparql-query", {"query": "INSERT DATA { <a:b> <a:c> <a:d> }"}
+        )
         assert bad.is_error and "update" in text_of(bad)
         bad_jsonld = await session.call_tool("dkg-create", {"jsonld": {"name": "x"}})
         assert bad_jsonld.is_error and "no triple" in text_of(bad_jsonld)
@@ -297,7 +299,7 @@ async def test_stdio_server_and_cli_share_the_knowledge_base(
     async with stdio_session("knowledge", env) as session:
         created = await session.call_tool("dkg-create", {"jsonld": DRUGS[0]})
         request_id = created.structured_content["id"]
-        answer = await session.call_tool("dkg_sparql", {"query": PATTERN})
+        answer = await session.call_tool("dkg-sparql-query", {"query": PATTERN})
         assert len(answer.structured_content["rows"]) == 6
 
     listed = _cli(env, "requests")

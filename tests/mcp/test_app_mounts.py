@@ -24,7 +24,7 @@ A_TOOL_OF = {
     "kg": "resolveName",
     "graph": "addNode",
     "artifacts": "artifact_update",
-    "knowledge": "dkg_sparql",
+    "knowledge": "dkg-sparql-query",
     "miner": "knowledge-miner",
 }
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}

@@ -167,7 +167,7 @@ async def exercise(chat: Conversation, context_id: str) -> None:
     ]
     assert listed.structured_content["contextId"] == context_id
     assert text_of(listed).splitlines()[:2] == [
-        f"3 artifact(s) in conversation '{context_id}':",
+        f"3 artifacts in conversation '{context_id}':",
         "- notes — Notes (text/plain): version 2, closed, task turn-1",
     ]
     by_task = await chat.ok("list_artifacts", taskId="turn-1")
@@ -263,7 +263,7 @@ async def test_a_scoped_token_reaches_only_its_own_conversation(
         assert written.structured_content["contextId"] == "conv-a"
         assert (await asyncio.wait_for(anext(events), 10)).artifact.artifact_id == "notes"
         listed = await own.ok("list_artifacts")
-        assert text_of(listed).startswith("1 artifact(s) in conversation 'conv-a':")
+        assert text_of(listed).startswith("1 artifact in conversation 'conv-a':")
         named = await Conversation(session, "conv-a").ok("get_artifact", artifactId="notes")
         assert "A's notes" in text_of(named)
         # The subscription's replay is over: only the app's own service can deliver this live.

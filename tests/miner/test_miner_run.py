@@ -216,7 +216,7 @@ async def test_the_iteration_bound_counts_rounds_of_the_mining_loop(
     output = await miner.run(request("drugs", iterations=1), actor="alice", caller="token:1")
 
     assert output.summary.startswith(
-        "Iteration bound reached (maxIterations=1): the mining loop ran 1 time(s), and "
+        "Iteration bound reached (maxIterations=1): the mining loop ran 1 time, and "
         "discovery was asked again. These are partial results: 1 candidate(s) so far."
     )
     assert [s.name for s in output.spawned_subagents] == ["discovery", "enrichment", "validation"]

@@ -215,16 +215,28 @@ def mcp_servers() -> dict[str, Any]:
     return {}
 
 
+@pytest.fixture
+def settings_overrides() -> dict[str, Any]:
+    """Settings that `simulated` starts its app with beyond its own (a test module overrides
+    this fixture, e.g. to configure a model)."""
+    return {}
+
+
 @pytest_asyncio.fixture
-async def simulated(tmp_path: Path, mcp_servers: dict[str, Any]) -> AsyncIterator[Simulated]:
+async def simulated(
+    tmp_path: Path, mcp_servers: dict[str, Any], settings_overrides: dict[str, Any]
+) -> AsyncIterator[Simulated]:
     """The pages on a real app's services, driven by NiceGUI's `User` (no browser), on SQLite
     for the reason `module_database_url` gives."""
     settings = Settings(
-        home=tmp_path,
-        database_url=f"sqlite:///{tmp_path / 'test.db'}",
-        offline=True,
-        model=None,
-        mcp_config=mcp_config(tmp_path, mcp_servers),
+        **{
+            "home": tmp_path,
+            "database_url": f"sqlite:///{tmp_path / 'test.db'}",
+            "offline": True,
+            "model": None,
+            "mcp_config": mcp_config(tmp_path, mcp_servers),
+            **settings_overrides,
+        }
     )
     app = create_app(settings)
     async with lifespan_in_own_task(app):

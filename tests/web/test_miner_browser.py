@@ -118,7 +118,7 @@ def test_mine_approve_in_the_one_queue_and_a_duplicate_is_not_offered(
     confidence = text_of(browser, "confidence")
     assert "Confidence" in confidence and "(not valid)" in confidence
     assert "✓ jsonld" in confidence and "✓ shapes" in confidence and "✓ duplicates" in confidence
-    assert "✗ links: 1 link(s) do not resolve" in confidence
+    assert "✗ links: 1 link does not resolve" in confidence
     browser.save_screenshot(str(SCREENSHOTS / "ui-miner.png"))
 
     # The same candidate waits in the knowledge base's queue, linked to its run: approve there.
@@ -177,7 +177,7 @@ def test_a_custom_tag_an_edited_publish_and_the_memory_notes(
     custom = find(browser, "custom-tag", "input")
     custom.send_keys("Not-A-Tag")
     click(browser, find(browser, "add-tag"))
-    wait(browser, lambda d: shown(d, "Invalid domain tag(s) 'Not-A-Tag'"))
+    wait(browser, lambda d: shown(d, "Invalid domain tag 'Not-A-Tag'"))
     replace_text(custom, "#rare_disease")
     click(browser, find(browser, "add-tag"))
     wait(browser, lambda d: find(d, "tag-rare_disease").get_attribute("aria-pressed") == "true")

@@ -39,7 +39,7 @@ async def test_without_a_model_the_miner_says_how_to_set_one(simulated: Simulate
     assert 'aria-pressed="true"' in str(chip.props) or chip.props.get("aria-pressed") == "true"
     user.find(marker="custom-tag").type("Not-A-Tag")
     user.find(marker="add-tag").click()
-    await user.should_see("Invalid domain tag(s) 'Not-A-Tag'", retries=20)
+    await user.should_see("Invalid domain tag 'Not-A-Tag'", retries=20)
     user.find(marker="custom-tag").clear().type("#rare_disease")
     user.find(marker="add-tag").click()
     await user.should_see(marker="tag-rare_disease")
@@ -103,7 +103,7 @@ async def test_an_edit_publishes_the_edited_json_ld(simulated: Simulated) -> Non
     user = simulated.user
     await user.open(f"/miner/runs/{live.run_id}")
     await user.should_see(marker="approval-panel", retries=100)
-    await user.should_see("✗ links: 1 link(s) do not resolve")
+    await user.should_see("✗ links: 1 link does not resolve")
     user.find(marker="edit").click()
     [editor] = user.find(marker="edit-jsonld").elements
     edited = {key: value for key, value in ASPIRIN.items() if key != "relatedTo"}

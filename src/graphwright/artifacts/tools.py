@@ -27,6 +27,7 @@ from graphwright.artifacts.service import (
 )
 from graphwright.artifacts.store import ArtifactWrite, SqlArtifactStore
 from graphwright.core.artifacts import A2AModel, Artifact, Part
+from graphwright.core.words import counted
 from graphwright.db import Database
 from graphwright.settings import Settings, get_settings
 
@@ -202,7 +203,7 @@ def artifacts_server(
         listed = artifacts.list_artifacts(ListArtifactsInput(task_id=taskId), context_id=context_id)
         if listed:
             lines = "\n".join(_summary_line(summary) for summary in listed)
-            text = f"{len(listed)} artifact(s) in conversation '{context_id}':\n{lines}"
+            text = f"{counted(len(listed), 'artifact')} in conversation '{context_id}':\n{lines}"
         else:
             text = f"No artifacts in conversation '{context_id}'."
         result = ArtifactList(context_id=context_id, artifacts=listed)

@@ -40,8 +40,11 @@ class AuthService:
         conversation_id: str | None = None,
         ttl: timedelta | None = None,
         label: str | None = None,
+        purpose: str | None = None,
     ) -> str:
-        """A new token (returned once, never stored in clear), optionally scoped and expiring."""
+        """A new token (returned once, never stored in clear), optionally scoped and expiring.
+        `purpose` marks a token graphwright mints for itself: it says why, and why it needs no
+        expiry when it has none."""
         if ttl is not None and ttl <= timedelta(0):
             raise InvalidInput("A token's time to live must be positive")
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
@@ -55,6 +58,7 @@ class AuthService:
                     token_hash=hash_token(token),
                     conversation_id=conversation_id,
                     label=label,
+                    purpose=purpose,
                     created_at=now,
                     expires_at=now + ttl if ttl else None,
                 )
@@ -91,12 +95,14 @@ class AuthService:
         with self._db.write() as session:
             TokenRepository(session).revoke_by_hash(hash_token(token), datetime.now(UTC))
 
-    def list_tokens(self) -> list[TokenInfo]:
-        """Every token that has not expired, newest first (never the token itself)."""
+    def list_tokens(self, *, everything: bool = False) -> list[TokenInfo]:
+        """The active tokens people made, newest first (never the token itself); with
+        `everything`, also the revoked and expired ones and those graphwright minted for
+        itself."""
         now = datetime.now(UTC)
         with self._db.read() as session:
             rows = TokenRepository(session).all()
-        return [
+        tokens = [
             TokenInfo(
                 id=row.id,
                 label=row.label,
@@ -104,10 +110,13 @@ class AuthService:
                 created_at=row.created_at,
                 expires_at=row.expires_at,
                 revoked=row.revoked_at is not None,
+                purpose=row.purpose,
             )
             for row in rows
-            if row.expires_at is None or row.expires_at > now
         ]
+        if everything:
+            return tokens
+        return [info for info in tokens if not info.internal and info.state(now) == "active"]
 
     def revoke(self, token_id: int) -> None:
         with self._db.write() as session:

@@ -25,7 +25,7 @@ from graphwright.chat.running import RunningTurn
 from graphwright.chat.service import ChatService
 from graphwright.envelope import ok
 from graphwright.knowledge.tools import KnowledgeReader
-from graphwright.llm import load_chat_model
+from graphwright.llm import NO_MODEL
 from graphwright.settings import Settings
 
 
@@ -42,7 +42,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             load_mcp_servers(settings, own_env=knowledge_reader.own_env),
             remote_agents(load_a2a_agents(settings)),
         ),
-        model=load_chat_model(settings.model),
+        model=state.model_setup.model,
+        model_notice=state.model_setup.notice or NO_MODEL,
         artifacts=state.artifact_service,
         graphs=state.graph_service,
         auth=state.auth_service,

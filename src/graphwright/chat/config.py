@@ -105,8 +105,10 @@ def own_servers(settings: Settings) -> dict[str, dict[str, Any]]:
     """graphwright's own MCP servers, each run as `graphwright mcp NAME` over stdio, with this
     process's settings (which may not come from the environment)."""
     script = Path(sys.executable).with_name("graphwright")
-    prefix = [str(script)] if script.exists() else [sys.executable, "-m", "graphwright.cli"]
+    prefix = [str(script)] if script.exists() else [sys.executable, "-m", "graphwright"]
     env = _settings_env(settings)
+    if "PYTHONPATH" in os.environ:  # the servers import the same graphwright as this process
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return {
         name: {
             "command": prefix[0],
@@ -115,6 +117,7 @@ def own_servers(settings: Settings) -> dict[str, dict[str, Any]]:
             "timeout": OWN_TIMEOUTS.get(name, DEFAULT_TIMEOUT_SECONDS),
         }
         for name in mcp_registry.names()
+        if name not in mcp_registry.NOT_IN_CHAT
     }
 
 

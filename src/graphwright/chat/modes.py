@@ -4,8 +4,8 @@ mode that offers a tool, and `databaseContext`.
 In Graph Mode the model is offered the graph server's tools and nothing else; in a normal
 conversation it gets every other server. The rule holds for slash commands too, because both go
 through the same tool list. The orchestrator alone writes the argument that names the
-conversation: `databaseContext` of a graph tool call (seed 004) and `contextId` of an artifacts
-tool call. Whatever the model (or a slash command) put there is discarded, with a warning.
+conversation, `databaseContext` of a graph tool call (seed 004): whatever the model (or a slash
+command) put there is discarded, with a warning.
 """
 
 from __future__ import annotations
@@ -19,12 +19,10 @@ from graphwright.chat.models import Mode
 logger = logging.getLogger(__name__)
 
 GRAPH_SERVER = "graph"
-ARTIFACTS_SERVER = "artifacts"
 DATABASE_CONTEXT = "databaseContext"
-CONTEXT_ID = "contextId"
 # The argument of each server that names the conversation. The orchestrator alone fills it in, so
-# a model can never reach another conversation's graph or artifacts.
-OWNED_ARGUMENTS = {GRAPH_SERVER: DATABASE_CONTEXT, ARTIFACTS_SERVER: CONTEXT_ID}
+# a model can never reach another conversation's graph.
+OWNED_ARGUMENTS = {GRAPH_SERVER: DATABASE_CONTEXT}
 
 
 def _switch(mode: str) -> str:

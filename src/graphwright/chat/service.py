@@ -30,11 +30,13 @@ from graphwright.core.graph import load_graph
 from graphwright.db import Database
 from graphwright.errors import Conflict, InvalidInput
 from graphwright.graphmode.service import GraphService
+from graphwright.llm import NO_MODEL
 from graphwright.miner.tags import checked_tags
 
 logger = logging.getLogger(__name__)
 
 GRAPH_TOKEN_TTL = timedelta(minutes=30)
+GRAPH_TOKEN_PURPOSE = "the graph tools of one Graph Mode turn write with it"
 
 
 class ChatService(ChatConversations):
@@ -49,16 +51,23 @@ class ChatService(ChatConversations):
         auth: AuthService,
         api_base_url: str,
         max_steps: int = MAX_STEPS,
+        model_notice: str = NO_MODEL,
     ) -> None:
         self.db = db
         self.manager = manager
         self.model = model
+        self._model_notice = model_notice
         self.artifacts = artifacts
         self.graphs = graphs
         self.auth = auth
         self.api_base_url = api_base_url.rstrip("/")
         self.max_steps = max_steps
         self._running: dict[str, RunningTurn] = {}
+
+    @property
+    def model_notice(self) -> str | None:
+        """What is missing for the model and how to set it; None when a model answers."""
+        return None if self.model is not None else self._model_notice
 
     async def start_turn(self, request: ChatRequest, *, actor: str) -> RunningTurn:
         """Store the user's message and start the turn; its events follow on the handle."""
@@ -75,7 +84,13 @@ class ChatService(ChatConversations):
         except BaseException:
             self._running.pop(conversation_id, None)
             raise
-        turn = Turn(context, manager=self.manager, model=self.model, emit=handle.emit)
+        turn = Turn(
+            context,
+            manager=self.manager,
+            model=self.model,
+            emit=handle.emit,
+            model_notice=self._model_notice,
+        )
         handle.task = asyncio.create_task(self._run(turn, handle), name=f"turn-{conversation_id}")
         return handle
 
@@ -215,7 +230,12 @@ class ChatService(ChatConversations):
 
     def _database_context(self, conversation_id: str, actor: str) -> dict[str, Any]:
         """Where graph tools write, with a token for this conversation that lives one turn."""
-        token = self.auth.mint(conversation_id=conversation_id, ttl=GRAPH_TOKEN_TTL, label=actor)
+        token = self.auth.mint(
+            conversation_id=conversation_id,
+            ttl=GRAPH_TOKEN_TTL,
+            label=actor,
+            purpose=GRAPH_TOKEN_PURPOSE,
+        )
         return {
             "conversationId": conversation_id,
             "apiBaseUrl": self.api_base_url,

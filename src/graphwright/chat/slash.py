@@ -46,9 +46,9 @@ def dotted(spec: ToolSpec) -> str:
     return f"{spec.server}.{spec.name}"
 
 
-def slash_words(text: str, known: set[str]) -> set[str]:
-    """`known` and the slash commands (`/server.tool`) that `text` names, for completion."""
-    return known | set(_NAMED.findall(text))
+def slash_words(text: str) -> set[str]:
+    """The slash commands (`/server.tool`) that `text` names, for completion."""
+    return set(_NAMED.findall(text))
 
 
 def parse(line: str, tools: dict[str, ToolSpec]) -> SlashCall:

@@ -35,11 +35,9 @@ from langchain_core.messages import (
 
 from graphwright.artifacts.collectors import collect
 from graphwright.artifacts.turn import TurnArtifacts
-from graphwright.chat.llm import ENABLE_MODEL_HINT
 from graphwright.chat.mcp_manager import McpManager, ToolSpec, describe_exception
 from graphwright.chat.models import Mode
 from graphwright.chat.modes import (
-    ARTIFACTS_SERVER,
     GRAPH_SERVER,
     MODE_HEADINGS,
     mode_hint,
@@ -52,6 +50,7 @@ from graphwright.chat.modes import (
 from graphwright.chat.slash import command_lines, dotted, help_text, is_slash_message, parse
 from graphwright.core.artifacts import ChatArtifact
 from graphwright.errors import InvalidInput
+from graphwright.llm import NO_MODEL
 from graphwright.mcpkit import readable_tool_error
 from graphwright.miner.tags import tagged_message
 
@@ -109,10 +108,12 @@ class Turn:
         manager: McpManager,
         model: BaseChatModel | None,
         emit: Emit,
+        model_notice: str = NO_MODEL,
     ) -> None:
         self.context = context
         self.manager = manager
         self.model = model
+        self.model_notice = model_notice  # said in place of an answer when there is no model
         self.emit = emit
         self.text_parts: list[str] = []
         self.calls: list[ToolCallLog] = []
@@ -120,7 +121,7 @@ class Turn:
         self.graph_version: int | None = None
         self.stop_reason = ""
         self._collected = context.artifacts
-        self._owned_values: dict[str, Any] = {ARTIFACTS_SERVER: context.conversation_id}
+        self._owned_values: dict[str, Any] = {}
         if context.database_context is not None:
             self._owned_values[GRAPH_SERVER] = context.database_context
         self._seen: set[tuple[str, bytes]] = set()
@@ -147,11 +148,11 @@ class Turn:
         if is_slash_message(self.context.message) or (self.model is None and commands):
             await self._run_commands(tools, commands)
             if len(commands) < len(lines) and self.model is None:
-                self._say(ENABLE_MODEL_HINT)  # for the plain text among the commands
+                self._say(self.model_notice)  # for the plain text among the commands
             elif len(commands) < len(lines) and self.model is not None:
                 await self._run_model(self.model, tools)
         elif self.model is None:
-            self._say(ENABLE_MODEL_HINT)
+            self._say(self.model_notice)
             self.stop_reason = "no_model"
         else:
             await self._run_model(self.model, tools)
@@ -200,7 +201,7 @@ class Turn:
         other = other_mode(self.context.mode)
         other_tools, _ = await self.manager.tools(servers_for(other, self.manager.connections))
         heading = MODE_HEADINGS[other]
-        note = ENABLE_MODEL_HINT if self.model is None else None
+        note = self.model_notice if self.model is None else None
         self._say(help_text(tools, note=note, other_tools=other_tools, other_heading=heading))
 
     # --- the model loop -------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from graphwright.cli import chat, demo, graph, kb, mcp, serve, token
+from graphwright.cli import chat, demo, doctor, graph, kb, mcp, serve, token
 from graphwright.cli.common import PlainCommand, PlainGroup
 
 app = typer.Typer(
@@ -21,3 +21,4 @@ app.add_typer(token.app, name="token")
 app.add_typer(kb.app, name="kb")
 app.command("mcp", cls=PlainCommand)(mcp.mcp)
 app.command("chat", cls=PlainCommand)(chat.chat)
+app.command("doctor", cls=PlainCommand)(doctor.doctor)

@@ -95,7 +95,9 @@ class ChatSession:
             for kind, data in self._events(body):
                 self._show(kind, data)
         except httpx.HTTPError as exc:
-            raise fail(f"cannot reach the server: {exc}") from None
+            raise fail(
+                f"cannot reach the graphwright server at {self._http.base_url}: {exc}"
+            ) from None
 
     def _events(self, body: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
         with self._http.stream("POST", "/api/chat", json=body) as response:
@@ -120,7 +122,8 @@ class ChatSession:
         elif kind == "error":
             console.print(f"\n[red]{escape(str(data.get('message')))}[/]", highlight=False)
         elif kind == "done":
-            self.words = slash_words(str(data.get("content", "")), self.words)
+            # In place: the prompt's completer holds this very set.
+            self.words.update(slash_words(str(data.get("content", ""))))
             console.print()
             if data.get("status") != "complete":
                 console.print(f"[yellow]({escape(str(data.get('status')))})[/]")

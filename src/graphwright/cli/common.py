@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from graphwright.errors import GraphwrightError
@@ -31,6 +32,35 @@ def bad_input_exits(label: str = "") -> Iterator[None]:
         yield
     except GraphwrightError as exc:
         raise fail(f"{label}: {exc}" if label else str(exc)) from None
+
+
+def print_rows(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """Rows as a table when it fits the terminal; otherwise each row as a block of `column
+    value` lines (as psql's expanded display), so that no value is ever cut to "stat…"."""
+    widths = [
+        max([len(column), *(_width(row[index]) for row in rows)])
+        for index, column in enumerate(columns)
+    ]
+    if sum(widths) + 3 * len(columns) + 1 <= console.width:  # padding and borders of each cell
+        table = Table(*columns)
+        for row in rows:
+            table.add_row(*map(escape, row))
+        console.print(table)
+        return
+    name_width = max(len(column) for column in columns)
+    for number, row in enumerate(rows):
+        record = Table.grid(padding=(0, 2))
+        record.add_column(style="bold", no_wrap=True, min_width=name_width)
+        record.add_column(overflow="fold")
+        for column, value in zip(columns, row, strict=True):
+            record.add_row(column, escape(value))
+        if number:
+            console.print()
+        console.print(record)
+
+
+def _width(value: str) -> int:
+    return max((len(line) for line in value.splitlines()), default=0)
 
 
 def _plain_metavars(params: list[Any]) -> list[Any]:

@@ -32,6 +32,7 @@ from graphwright.core.merge import GraphAccumulator
 from graphwright.core.merge_files import InferredNode, merge_files
 from graphwright.core.merge_rules import RefusedMerge
 from graphwright.core.stats import graph_stats
+from graphwright.core.words import counted
 from graphwright.settings import get_settings
 from graphwright.sources.node_normalizer import NodeNormalizer, normalize_graphs
 
@@ -150,15 +151,15 @@ def merge(
             _print_notes(merged.inferred, merged.report.refused)
             with bad_input_exits(output):
                 written = _write_batch(merged, output, output_format(output, fmt))
-            graph_count, counts, citations = len(batch), merged.counts(), CitationSet()
+            no_graph, counts, citations = [], merged.counts(), CitationSet()
     else:
-        graph_count, counts, citations, written = _merge_accumulated(
+        no_graph, counts, citations, written = _merge_accumulated(
             files, output, fmt, from_fmt, key_by_source=key_by_source,
             xref_equivalence=xref_equivalence, strict=strict, normalize=normalize,
         )  # fmt: skip
     console.print(
-        f"Merged {graph_count} graph(s) from {len(files)} file(s) into {file_names(written)}: "
-        f"{counts[0]} nodes, {counts[1]} links",
+        f"Merged {counted(len(files), 'file')} into {file_names(written)}: "
+        f"{counted(counts[0], 'node')}, {counted(counts[1], 'link')}{_graphless(no_graph)}",
         highlight=False,
         soft_wrap=True,
     )
@@ -186,9 +187,9 @@ def _merge_accumulated(
     xref_equivalence: bool,
     strict: bool,
     normalize: bool,
-) -> tuple[int, tuple[int, int], CitationSet, list[Path]]:
-    """Merge with GraphAccumulator (any input); return the graph count, node and link
-    counts, the citations found and the files written."""
+) -> tuple[list[str], tuple[int, int], CitationSet, list[Path]]:
+    """Merge with GraphAccumulator (any input); return the names of the files that held no
+    graph, the node and link counts, the citations found and the files written."""
     accumulator = GraphAccumulator(key_by_source=key_by_source, xref_equivalence=xref_equivalence)
     citations = CitationSet()
     named = []
@@ -197,7 +198,8 @@ def _merge_accumulated(
             graphs, found = read_inputs(path, from_fmt)
             named.extend((path.name, graph) for graph in graphs)
             citations.add(found, path.name)
-    graph_count = len(named)
+    with_graph = {name for name, _ in named}
+    no_graph = [path.name for path in files if path.name not in with_graph]
     if normalize:
         client = NodeNormalizer(get_settings().node_normalizer_url)
         named, note = asyncio.run(normalize_graphs(named, client))
@@ -209,7 +211,7 @@ def _merge_accumulated(
     with bad_input_exits(output):
         written = write_output(accumulator.to_graph(), output, output_format(output, fmt))
     counts = (accumulator.node_count, accumulator.link_count)
-    return graph_count, counts, citations, written
+    return no_graph, counts, citations, written
 
 
 def _print_notes(inferred: list[InferredNode], refused: list[RefusedMerge]) -> None:
@@ -318,3 +320,10 @@ def export(
         highlight=False,
         soft_wrap=True,
     )
+
+
+def _graphless(names: list[str]) -> str:
+    """Which files added nothing to the graph (a PubMed result holds citations only)."""
+    if not names:
+        return ""
+    return f" ({escape(' and '.join(names))} {'holds' if len(names) == 1 else 'hold'} no graph)"

@@ -1,55 +1,51 @@
 """`graphwright kb ...`: publish, read, query and export the knowledge base from a shell.
 
 The person at the terminal acts directly: `kb publish` files a request and approves it as them.
-The embedded store is opened by one process at a time, so these commands run while
-`graphwright serve` is stopped, or against a SPARQL server or DKG node given by URL.
+The embedded store is opened by one process at a time: while `graphwright serve` holds it, these
+commands go through that server's API (with GRAPHWRIGHT_TOKEN, or a short-lived token they mint
+in the same home), and print the same either way.
 """
 
 from __future__ import annotations
 
 import getpass
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import anyio
 import orjson
 import typer
-from rich.table import Table
 
-from graphwright.cli.common import bad_input_exits, console, fail
+from graphwright.cli.common import (
+    PlainCommand,
+    PlainGroup,
+    bad_input_exits,
+    console,
+    fail,
+    print_rows,
+)
+from graphwright.core.words import counted
 from graphwright.settings import get_settings
 
 if TYPE_CHECKING:  # the knowledge room is loaded by the kb command that runs, not by the CLI
+    from graphwright.knowledge.access import KnowledgeAccess
     from graphwright.knowledge.schemas import PublicationRequestView, QueryAnswer
-    from graphwright.knowledge.service import KnowledgeService
 
-app = typer.Typer(help="Publish, read and query knowledge assets (DKG-compatible).")
+app = typer.Typer(
+    help="Publish, read and query knowledge assets (DKG-compatible).",
+    no_args_is_help=True,
+    cls=PlainGroup,
+)
 T = TypeVar("T")
 
 
-@asynccontextmanager
-async def _knowledge() -> AsyncIterator[KnowledgeService]:
-    from graphwright.db import Database
-    from graphwright.knowledge.backends import open_backend
-    from graphwright.knowledge.service import KnowledgeService
+def _run(label: str, work: Callable[[KnowledgeAccess], Awaitable[T]]) -> T:
+    from graphwright.knowledge.access import open_access
 
-    settings = get_settings()
-    db = Database(settings.resolved_database_url)
-    service = KnowledgeService.from_settings(db, open_backend(settings), settings)
-    try:
-        await service.ensure_started(sample_data=settings.kb_sample_data)
-        yield service
-    finally:
-        await service.aclose()
-        db.dispose()
-
-
-def _run(label: str, work: Callable[[KnowledgeService], Awaitable[T]]) -> T:
     async def main() -> T:
-        async with _knowledge() as service:
-            return await work(service)
+        async with open_access(get_settings(), actor=_actor()) as access:
+            return await work(access)
 
     with bad_input_exits(label):
         return anyio.run(main)
@@ -68,7 +64,7 @@ def _read_json(path: Path) -> Any:
         raise fail(f"{path}: not JSON ({exc})") from None
 
 
-@app.command("publish")
+@app.command("publish", cls=PlainCommand)
 def publish(
     file: Annotated[
         Path, typer.Argument(help="A JSON-LD file: an object, a list, or public/private.")
@@ -81,33 +77,29 @@ def publish(
     """Publish a JSON-LD file as one knowledge collection; prints its UAL."""
     content = _read_json(file)
     published = _run(
-        str(file),
-        lambda service: service.publish_now(
-            content, actor=_actor(), title=title, revision_of=revision_of, source="cli"
-        ),
+        str(file), lambda kb: kb.publish(content, title=title, revision_of=revision_of)
     )
     console.print(f"Published '{published.title}' as", highlight=False)
     print(published.ual)
 
 
-@app.command("get")
+@app.command("get", cls=PlainCommand)
 def get(
     ual: Annotated[str, typer.Argument(help="A collection or asset UAL.")],
     format: Annotated[Literal["jsonld", "nquads"], typer.Option(help="Output syntax.")] = "jsonld",
 ) -> None:
     """Print a collection or asset as JSON-LD or N-Quads."""
     if format == "nquads":
-        content = _run(ual, lambda service: service.get_asset(ual))
-        print("\n".join(content.public))
+        print("\n".join(_run(ual, lambda kb: kb.nquads(ual))))
         return
-    document = _run(ual, lambda service: service.get_jsonld(ual))
+    document = _run(ual, lambda kb: kb.jsonld(ual))
     print(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
 
 
-@app.command("metadata")
+@app.command("metadata", cls=PlainCommand)
 def metadata(ual: Annotated[str, typer.Argument(help="A collection or asset UAL.")]) -> None:
     """Print who published an asset, when, in which transaction, and its later states."""
-    found = _run(ual, lambda service: service.metadata(ual))
+    found = _run(ual, lambda kb: kb.metadata(ual))
     print(
         orjson.dumps(
             found.model_dump(mode="json", by_alias=True), option=orjson.OPT_INDENT_2
@@ -115,7 +107,7 @@ def metadata(ual: Annotated[str, typer.Argument(help="A collection or asset UAL.
     )
 
 
-@app.command("query")
+@app.command("query", cls=PlainCommand)
 def query(
     sparql: Annotated[str, typer.Argument(help="A SPARQL query, or a file that holds one.")],
     limit: Annotated[int | None, typer.Option(min=1, help="Rows at most.")] = None,
@@ -126,7 +118,7 @@ def query(
     """Run a read-only SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE)."""
     path = Path(sparql)
     text = path.read_text() if len(sparql) < 4096 and path.is_file() else sparql
-    answer = _run("query", lambda service: service.query(text, limit=limit))
+    answer = _run("query", lambda kb: kb.query(text, limit=limit))
     _print_answer(answer, as_json=json)
 
 
@@ -136,15 +128,16 @@ def _print_answer(answer: QueryAnswer, *, as_json: bool) -> None:
     elif as_json or answer.form == "ask":
         print(orjson.dumps(answer.sparql_json(), option=orjson.OPT_INDENT_2).decode())
     else:
-        table = Table(*answer.variables)
-        for row in answer.rows:
-            table.add_row(*(row[name]["value"] if name in row else "" for name in answer.variables))
-        console.print(table)
+        print_rows(
+            answer.variables,
+            [[row[name]["value"] if name in row else "" for name in answer.variables]
+             for row in answer.rows],
+        )  # fmt: skip
     if answer.truncated:
         console.print(f"(cut at {answer.row_limit} rows)", style="yellow")
 
 
-@app.command("requests")
+@app.command("requests", cls=PlainCommand)
 def requests(
     status: Annotated[
         str | None, typer.Option(help="pending, published, rejected or failed.")
@@ -155,31 +148,23 @@ def requests(
 ) -> None:
     """List publication requests (pending ones by default): everything that waits for a
     person, knowledge-miner candidates included."""
-
-    async def listed(service: KnowledgeService) -> tuple[list[PublicationRequestView], int]:
-        return service.list_requests(status=status or None, limit=500)
-
-    found, total = _run("requests", listed)
+    found, total = _run("requests", lambda kb: kb.requests(status=status or None))
     if json:
         wire = [request.model_dump(mode="json", by_alias=True) for request in found]
         print(orjson.dumps(wire, option=orjson.OPT_INDENT_2).decode())
         return
-    table = Table("status", "title", "requested by", "created", "UAL")
-    table.add_column("id", no_wrap=True, min_width=36)
-    for request in found:
-        table.add_row(
-            request.status,
-            request.title,
-            request.requested_by,
-            request.created_at.strftime("%Y-%m-%d %H:%M"),
-            request.ual or "",
-            request.id,
-        )
-    console.print(table)
-    console.print(f"{total} request(s)", highlight=False)
+    print_rows(
+        ["id", "status", "title", "requested by", "created", "UAL"],
+        [
+            [request.id, request.status, request.title, request.requested_by,
+             request.created_at.strftime("%Y-%m-%d %H:%M"), request.ual or ""]
+            for request in found
+        ],
+    )  # fmt: skip
+    console.print(counted(total, "request"), highlight=False)
 
 
-@app.command("approve")
+@app.command("approve", cls=PlainCommand)
 def approve(
     request_id: Annotated[str, typer.Argument(help="The request's id (see `kb requests`).")],
     edited: Annotated[
@@ -188,10 +173,7 @@ def approve(
 ) -> None:
     """Approve a publication request: publish it, recording you as the approver."""
     content = _read_json(edited) if edited else None
-    published = _run(
-        request_id,
-        lambda service: service.approve(request_id, approver=_actor(), content=content),
-    )
+    published = _run(request_id, lambda kb: kb.approve(request_id, content=content))
     console.print(f"Published '{published.title}' as", highlight=False)
     print(published.ual)
     _say_run_resumes(published)
@@ -207,27 +189,23 @@ def _say_run_resumes(request: PublicationRequestView) -> None:
         )
 
 
-@app.command("reject")
+@app.command("reject", cls=PlainCommand)
 def reject(
     request_id: Annotated[str, typer.Argument(help="The request's id.")],
     reason: Annotated[str, typer.Option(help="Why; recorded with the request.")],
 ) -> None:
     """Reject a publication request; nothing is published."""
-
-    async def rejected(service: KnowledgeService) -> PublicationRequestView:
-        return service.reject(request_id, by=_actor(), reason=reason)
-
-    decided = _run(request_id, rejected)
+    decided = _run(request_id, lambda kb: kb.reject(request_id, reason=reason))
     console.print(f"Rejected {request_id}.", highlight=False)
     _say_run_resumes(decided)
 
 
-@app.command("export")
+@app.command("export", cls=PlainCommand)
 def export(
     output: Annotated[Path, typer.Option("-o", "--output", help="The file to write.")],
     format: Annotated[Literal["nquads", "trig"], typer.Option(help="N-Quads or TriG.")] = "nquads",
 ) -> None:
     """Write every quad of the knowledge base (public graphs and metadata) to a file."""
-    data = _run("export", lambda service: service.export(format))
+    data = _run("export", lambda kb: kb.export(format))
     output.write_bytes(data)
     console.print(f"Wrote {len(data):,} bytes to {output}", highlight=False)

@@ -19,6 +19,7 @@ def serve(
     import uvicorn
 
     from graphwright.app import create_app
+    from graphwright.server_record import recorded
     from graphwright.serving import server_config
 
     settings = get_settings()
@@ -31,4 +32,8 @@ def serve(
         f"({settings.data_location}); API calls need a token: graphwright token create",
         highlight=False,
     )
-    uvicorn.Server(server_config(app, host=settings.host, port=settings.port)).run()
+    if notice := app.state.model_setup.notice:
+        console.print(notice, highlight=False, soft_wrap=True)
+    server = uvicorn.Server(server_config(app, host=settings.host, port=settings.port))
+    with recorded(settings.home, settings.api_base_url):  # the CLI beside it finds it here
+        server.run()

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import getpass
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
+from rich.markup import escape
 
-from graphwright.cli.common import PlainCommand, PlainGroup, bad_input_exits, console, fail
+from graphwright.cli.common import (
+    PlainCommand,
+    PlainGroup,
+    bad_input_exits,
+    console,
+    fail,
+    print_rows,
+)
+from graphwright.core.words import counted
 from graphwright.settings import Settings, get_settings
 
 if TYPE_CHECKING:
@@ -55,42 +64,65 @@ def create(
     ttl: Annotated[
         str | None, typer.Option(help="Time to live, e.g. 30m, 12h, 7d (default: no expiry).")
     ] = None,
-    label: Annotated[str | None, typer.Option(help="A name recorded as the actor.")] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            help="The token's name: the web UI shows it, and what it does is recorded as done "
+            "by it (default: your login name).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Mint a token and print it alone on the last line (it is shown only once)."""
     lifetime = parse_ttl(ttl) if ttl else None
     settings = get_settings()
+    name = (name or "").strip() or getpass.getuser()
     with bad_input_exits("token"), _auth(settings) as auth:
-        token = auth.mint(conversation_id=conversation, ttl=lifetime, label=label)
+        token = auth.mint(conversation_id=conversation, ttl=lifetime, label=name)
     console.print(f"Using {settings.data_location}", highlight=False, soft_wrap=True)
     scope = f"conversation '{conversation}'" if conversation else "every conversation"
     expiry = f", expires in {ttl}" if ttl else ""
     console.print(
-        f"Token for {scope}{expiry}. Send it as 'Authorization: Bearer <token>'.",
+        f"Token '{escape(name)}' for {scope}{expiry}. Send it as 'Authorization: Bearer <token>'.",
         soft_wrap=True,
     )
     print(token)
 
 
 @app.command("list", cls=PlainCommand)
-def list_tokens() -> None:
-    """List the tokens that have not expired (ids, labels, scopes; never the tokens)."""
+def list_tokens(
+    everything: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Also the revoked and expired tokens, and those graphwright mints for itself.",
+        ),
+    ] = False,
+) -> None:
+    """List the active tokens people made: ids, names, scopes, expiry (never the tokens)."""
     settings = get_settings()
     with bad_input_exits("token"), _auth(settings) as auth:
-        tokens = auth.list_tokens()
+        tokens = auth.list_tokens(everything=everything)
     console.print(f"Using {settings.data_location}", highlight=False, soft_wrap=True)
-    table = Table("id", "label", "conversation", "created", "expires", "state")
+    now = datetime.now(UTC)
+    columns = ["id", "name", "conversation", "created", "expires"]
+    if everything:
+        columns += ["state", "minted by graphwright for"]
+    rows = []
     for info in tokens:
-        table.add_row(
+        row = [
             str(info.id),
             info.label or "",
             info.conversation_id or "(any)",
             f"{info.created_at:%Y-%m-%d %H:%M}",
             f"{info.expires_at:%Y-%m-%d %H:%M}" if info.expires_at else "never",
-            "revoked" if info.revoked else "active",
-        )
-    console.print(table)
-    console.print(f"{len(tokens)} token{'' if len(tokens) == 1 else 's'}", highlight=False)
+        ]
+        if everything:
+            row += [info.state(now), info.purpose or ""]
+        rows.append(row)
+    print_rows(columns, rows)
+    more = "" if everything else " (--all adds revoked, expired and internal ones)"
+    console.print(f"{counted(len(tokens), 'token')}{more}", highlight=False)
 
 
 @app.command("revoke", cls=PlainCommand)

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphwright.core.words import counted
 from graphwright.errors import InvalidInput
 from graphwright.graphmode.analysis import edge_degrees
 
@@ -255,8 +256,8 @@ def _edge_line(item: Mapping[str, Any], names: Mapping[str, str]) -> str:
 def _header_lines(header: Mapping[str, Any]) -> list[str]:
     version = f" (version {header['version']})" if header.get("version") is not None else ""
     lines = [
-        f"Current graph has {_count(header['nodeCount'], 'node')} and "
-        f"{_count(header['edgeCount'], 'edge')}{version}."
+        f"Current graph has {counted(header['nodeCount'], 'node')} and "
+        f"{counted(header['edgeCount'], 'edge')}{version}."
     ]
     if header.get("note"):
         lines.append(header["note"])
@@ -281,10 +282,6 @@ def _render(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
     if data["nextCursor"]:
         lines += ["", f'More: call getGraphState with cursor "{data["nextCursor"]}".']
     return "\n".join(lines)
-
-
-def _count(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _tally(counts: Mapping[str, int]) -> str:

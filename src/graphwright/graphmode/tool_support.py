@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 
 from graphwright import mcpkit
+from graphwright.core.words import plural
 from graphwright.errors import InvalidInput, problems
 from graphwright.graphmode import summary
 from graphwright.graphmode.backend_resolver import BackendResolver, DatabaseContext, HttpCaller
@@ -380,7 +381,3 @@ def structure_text(found: Mapping[str, Any]) -> str:
         f"Degree: min {degree['min']}, median {degree['median']}, mean {degree['mean']}, "
         f"max {degree['max']}."
     )
-
-
-def plural(count: int) -> str:
-    return "" if count == 1 else "s"

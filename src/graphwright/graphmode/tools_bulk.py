@@ -10,6 +10,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from graphwright import mcpkit
+from graphwright.core.words import plural
 from graphwright.errors import InvalidInput
 from graphwright.graphmode.client import GraphBackend
 from graphwright.graphmode.schemas import NodeSelection
@@ -24,7 +25,6 @@ from graphwright.graphmode.tool_support import (
     RemovalResult,
     build,
     many_result,
-    plural,
     quoted,
     removal_result,
 )

@@ -10,6 +10,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from graphwright import mcpkit
+from graphwright.core.words import plural
 from graphwright.errors import InvalidInput
 from graphwright.graphmode import analysis
 from graphwright.graphmode.client import GraphBackend
@@ -33,7 +34,6 @@ from graphwright.graphmode.tool_support import (
     history_line,
     in_thread,
     node_line,
-    plural,
     structure_text,
 )
 

@@ -10,6 +10,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from graphwright import mcpkit
+from graphwright.core.words import plural
 from graphwright.graphmode import analysis, summary
 from graphwright.graphmode.client import GraphBackend
 from graphwright.graphmode.tool_support import (
@@ -25,7 +26,6 @@ from graphwright.graphmode.tool_support import (
     graph_overview,
     in_thread,
     node_line,
-    plural,
 )
 
 

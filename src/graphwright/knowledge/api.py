@@ -17,6 +17,7 @@ from graphwright.knowledge.schemas import (
     ApproveInput,
     GraphPublishInput,
     PublishInput,
+    QueryInput,
     RejectInput,
     RequestPage,
 )
@@ -134,6 +135,23 @@ async def _sparql(service: KnowledgeService, query: str, accept: str | None) -> 
         return failure(400, "malformed_query", str(exc))
     headers = {"X-Truncated": "true"} if answer.truncated else None
     return Response(serialize_answer(answer, media_type), media_type=media_type, headers=headers)
+
+
+@router.post("/query", summary="A read-only SPARQL query, answered as one JSON document")
+async def query(body: QueryInput, service: Service, _caller: Caller) -> Response:
+    return ok(await service.query(body.query, limit=body.limit))
+
+
+@router.get(
+    "/export",
+    summary="Every quad of the knowledge base (public graphs and metadata), N-Quads or TriG",
+    response_model=None,
+)
+async def export(
+    service: Service, _caller: Caller, format: Literal["nquads", "trig"] = "nquads"
+) -> Response:
+    media_type = "application/n-quads" if format == "nquads" else "application/trig"
+    return Response(await service.export(format), media_type=media_type)
 
 
 # -- publication requests --------------------------------------------------------------------

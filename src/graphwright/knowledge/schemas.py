@@ -134,6 +134,13 @@ class ApproveInput(KbModel):
     content: Any | None = Field(default=None, description="Edited JSON-LD to publish instead")
 
 
+class QueryInput(KbModel):
+    """A read-only SPARQL query and, optionally, fewer rows than the server's limit."""
+
+    query: str = Field(min_length=1, max_length=100_000)
+    limit: int | None = Field(default=None, ge=1)
+
+
 class RejectInput(KbModel):
     reason: str = Field(min_length=1, max_length=2000)
 

@@ -1,6 +1,7 @@
-"""The `knowledge` MCP server: the DKG node's own tool names (`dkg-get`, `dkg-create`,
-`dkg-sparql-query`) and seed 001's (`dkg_get_asset`, `dkg_sparql`, `dkg_get_asset_metadata`),
-thin over KnowledgeService.
+"""The `knowledge` MCP server, thin over KnowledgeService: each capability once, under the DKG
+node's own tool names (`dkg-get`, `dkg-create`, `dkg-sparql-query`), and seed 001's
+`dkg_get_asset_metadata`, which the node has no tool for. The miner keeps seed 001's names
+(`dkg_get_asset`, `dkg_sparql`) for its own agents' tools (miner/agent_tools.py).
 
 Queries are read-only, limited in rows and time. `dkg-create` never publishes: it files a
 publication request that a person approves in the web UI, the REST API or `graphwright kb approve`.
@@ -19,6 +20,7 @@ from pydantic import Field
 
 from graphwright import mcp_http, mcpkit
 from graphwright.auth.service import AuthService
+from graphwright.core.words import counted
 from graphwright.db import Database
 from graphwright.knowledge.backends import open_backend
 from graphwright.knowledge.schemas import (
@@ -32,7 +34,7 @@ from graphwright.settings import Settings, get_settings
 
 INSTRUCTIONS = (
     "Read and query the knowledge base of DKG knowledge assets (JSON-LD, addressed by UAL "
-    "did:dkg:...). dkg_sparql runs read-only SPARQL; current assets are found with "
+    "did:dkg:...). dkg-sparql-query runs read-only SPARQL; current assets are found with "
     "GRAPH <current:graph> { ?g dkg:hasNamedGraph ?ka } GRAPH ?ka { ?s ?p ?o }. "
     "dkg-create files a publication request: nothing is published until a person approves it."
 )
@@ -81,8 +83,8 @@ def _answer_text(answer: QueryAnswer) -> str:
         return f"ASK: {str(answer.boolean).lower()}"
     if answer.form == "graph":
         count = len(answer.triples.splitlines()) if answer.triples else 0
-        return _shorten(f"{count} triple(s):\n{answer.triples or ''}") + cut
-    head = f"{len(answer.rows)} row(s); variables: {', '.join(answer.variables)}"
+        return _shorten(f"{counted(count, 'triple')}:\n{answer.triples or ''}") + cut
+    head = f"{counted(len(answer.rows), 'row')}; variables: {', '.join(answer.variables)}"
     rows = "\n".join(
         " | ".join(row[var]["value"] if var in row else "" for var in answer.variables)
         for row in answer.rows
@@ -93,6 +95,12 @@ def _answer_text(answer: QueryAnswer) -> str:
 # No conversation can have this id (ids start with a letter or digit): a token scoped to it
 # reaches the knowledge base's reads and no conversation's graph or artifacts.
 READER_SCOPE = "#knowledge-reader"
+# It needs no expiry: the subprocesses hold it as long as the server runs, and the server
+# revokes it when it stops.
+READER_PURPOSE = (
+    "the chat's knowledge and miner tools read this server's knowledge base with it; "
+    "revoked when the server stops"
+)
 
 
 @dataclass
@@ -111,7 +119,9 @@ class KnowledgeReader:
     ) -> KnowledgeReader:
         if knowledge.backend.kind != "embedded":
             return cls({}, lambda: None)  # a server or node: the subprocess reaches it too
-        token = auth.mint(conversation_id=READER_SCOPE, label="chat: knowledge tools")
+        token = auth.mint(
+            conversation_id=READER_SCOPE, label="chat: knowledge tools", purpose=READER_PURPOSE
+        )
         env = {
             "GRAPHWRIGHT_SPARQL_URL": f"{api_base_url}/api/knowledge/sparql",
             "GRAPHWRIGHT_SPARQL_UPDATE_URL": "",
@@ -131,18 +141,6 @@ def knowledge_server(
     )
     server = mcpkit.new_server("knowledge", instructions=INSTRUCTIONS)
 
-    async def get_asset(ual: str) -> CallToolResult:
-        await knowledge.ensure_started(sample_data=settings.kb_sample_data)
-        content = await knowledge.get_asset(ual)
-        document = await knowledge.get_jsonld(ual)
-        text = _shorten(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
-        return mcpkit.tool_result(text, structured=content)
-
-    async def sparql(query: str, limit: int | None) -> CallToolResult:
-        await knowledge.ensure_started(sample_data=settings.kb_sample_data)
-        answer = await knowledge.query(query, limit=limit)
-        return mcpkit.tool_result(_answer_text(answer), structured=answer)
-
     @mcpkit.tool(server, name="dkg-get", annotations=READ)
     async def dkg_get(ual: UalArg) -> Annotated[CallToolResult, AssetContent]:
         """Get a knowledge asset (or a whole collection) by its UAL, as JSON-LD.
@@ -150,12 +148,11 @@ def knowledge_server(
         Private triples are never returned. Use dkg_get_asset_metadata for who published it
         and when.
         """
-        return await get_asset(ual)
-
-    @mcpkit.tool(server, name="dkg_get_asset", annotations=READ)
-    async def dkg_get_asset(ual: UalArg) -> Annotated[CallToolResult, AssetContent]:
-        """Fetch a knowledge asset from the knowledge base by its UAL, as JSON-LD."""
-        return await get_asset(ual)
+        await knowledge.ensure_started(sample_data=settings.kb_sample_data)
+        content = await knowledge.get_asset(ual)
+        document = await knowledge.get_jsonld(ual)
+        text = _shorten(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+        return mcpkit.tool_result(text, structured=content)
 
     @mcpkit.tool(server, name="dkg-sparql-query", annotations=READ)
     async def dkg_sparql_query(
@@ -166,15 +163,9 @@ def knowledge_server(
         SELECT gives rows, ASK a boolean, CONSTRUCT and DESCRIBE triples. Answers are cut at a
         row limit and a time limit, and say so when cut.
         """
-        return await sparql(query, limit)
-
-    @mcpkit.tool(server, name="dkg_sparql", annotations=READ)
-    async def dkg_sparql(
-        query: QueryArg, limit: LimitArg = None
-    ) -> Annotated[CallToolResult, QueryAnswer]:
-        """Run a SPARQL query against the knowledge base, for graph mining and finding related
-        entities. Read-only; cut at a row and a time limit."""
-        return await sparql(query, limit)
+        await knowledge.ensure_started(sample_data=settings.kb_sample_data)
+        answer = await knowledge.query(query, limit=limit)
+        return mcpkit.tool_result(_answer_text(answer), structured=answer)
 
     @mcpkit.tool(server, name="dkg_get_asset_metadata", annotations=READ)
     async def dkg_get_asset_metadata(ual: UalArg) -> Annotated[CallToolResult, AssetMetadata]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 
+from graphwright.core.words import counted
 from graphwright.errors import Conflict, InvalidInput
 from graphwright.knowledge.schemas import PublicationRequestView
 from graphwright.miner.schemas import PUBLISH_TOOL, Decision, PendingAction
@@ -26,8 +27,8 @@ def check_decisions(
     """Refused unless there is one decision per pending action, in order, each allowed."""
     if len(decisions) != len(pending):
         raise InvalidInput(
-            f"Run {run_id} waits for {len(pending)} decision(s), one per pending action in "
-            f"order; got {len(decisions)}"
+            f"Run {run_id} waits for {counted(len(pending), 'decision')}, one per pending action "
+            f"in order; got {len(decisions)}"
         )
     for action, decision in zip(pending, decisions, strict=True):
         if decision.action_id is not None and decision.action_id != action.id:

@@ -30,6 +30,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
+from graphwright.core.words import counted
 from graphwright.miner.memory import run_backend, run_permissions
 from graphwright.miner.prompts import prompts
 from graphwright.miner.schemas import PUBLISH_TOOL
@@ -90,7 +91,7 @@ class RunBound(AgentMiddleware[StepState, Any, Any]):
             return None
         return (
             f"Iteration bound reached (maxIterations={self.iterations}): the mining loop ran "
-            f"{self.iterations} time(s), and {again} was asked again."
+            f"{counted(self.iterations, 'time')}, and {again} was asked again."
         )
 
     async def awrap_model_call(

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 from langchain_core.messages import AIMessage, BaseMessage
 
+from graphwright.core.words import counted
 from graphwright.miner.agent import BOUND_MESSAGE_NAME
 from graphwright.miner.memory import file_text
 from graphwright.miner.progress import RunTracker, files_of
@@ -111,12 +112,12 @@ def build_output(
     summary = str(answer.get("summary") or "")
     if bound:
         summary = (
-            f"{message_text(last)} These are partial results: {len(candidates)} "
-            f"candidate(s) so far. {summary}"
+            f"{message_text(last)} These are partial results: "
+            f"{counted(len(candidates), 'candidate')} so far. {summary}"
         ).strip()
     elif pending:
         summary = summary or (
-            f"Waiting for a person to approve, edit or reject {len(pending)} action(s)."
+            f"Waiting for a person to approve, edit or reject {counted(len(pending), 'action')}."
         )
     return MinerOutput(
         summary=summary,

@@ -27,7 +27,7 @@ from graphwright.auth.service import person
 from graphwright.db import Database
 from graphwright.errors import Conflict, TooManyRequests
 from graphwright.knowledge.service import KnowledgeService
-from graphwright.llm import load_chat_model
+from graphwright.llm import ModelSetup, load_chat_model
 from graphwright.miner import tags as domain
 from graphwright.miner.actions import check_decisions
 from graphwright.miner.agent_tools import MinerTools
@@ -124,6 +124,7 @@ class MinerService:
         knowledge: KnowledgeService,
         *,
         tools: MinerTools | None = None,
+        model: ModelSetup | None = None,
     ) -> MinerService:
         tools = tools or MinerTools(
             knowledge,
@@ -131,7 +132,8 @@ class MinerService:
             kg=KnowledgeGraphService.from_settings(settings),
             tavily=TavilyClient.from_settings(settings),
         )
-        return cls(db, settings, tools=tools, model=load_chat_model(settings.model))
+        model = model or load_chat_model(settings)
+        return cls(db, settings, tools=tools, model=model.model)
 
     async def persistence(self) -> Persistence:
         self._queue.attach()

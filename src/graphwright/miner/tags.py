@@ -19,7 +19,8 @@ def checked_tags(tags: Iterable[str] | None) -> list[str]:
     bad = [tag for tag in unique if not TAG_PATTERN.match(tag)]
     if bad:
         raise InvalidInput(
-            f"Invalid domain tag(s) {', '.join(repr(tag) for tag in bad)}: a tag is 1-64 "
+            f"Invalid domain {'tag' if len(bad) == 1 else 'tags'} "
+            f"{', '.join(repr(tag) for tag in bad)}: a tag is 1-64 "
             "lower-case letters, digits and underscores, e.g. 'supply_chain'"
         )
     if len(unique) > MAX_TAGS:

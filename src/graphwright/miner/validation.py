@@ -24,6 +24,7 @@ from anyio import to_thread
 from pydantic import Field
 from pyld import jsonld
 
+from graphwright.core.words import counted
 from graphwright.errors import InvalidInput, NotFound
 from graphwright.knowledge import vocab
 from graphwright.knowledge.jsonld import Triple, canonical_hash, checked_drafts, load_document
@@ -233,7 +234,7 @@ async def check_link(
         return missing_link(ual, "no such knowledge collection in the knowledge base")
     if not parsed.is_collection and str(parsed) not in metadata.knowledge_assets:
         count = len(metadata.knowledge_assets)
-        return missing_link(ual, f"its collection has {count} asset(s), not this one")
+        return missing_link(ual, f"its collection has {counted(count, 'asset')}, not this one")
     return link_score(ual, metadata, trusted_publishers=trusted_publishers, now=now)
 
 
@@ -244,7 +245,7 @@ def _shapes_check(results: Sequence[ShapeResult]) -> Check:
         f"{r.severity.lower()}: {_label(r.focus)}{f' ({r.path})' if r.path else ''}: {r.message}"
         for r in violations + others
     ]
-    head = "conforms" if not violations else f"{len(violations)} violation(s)"
+    head = "conforms" if not violations else counted(len(violations), "violation")
     return Check(name="shapes", passed=not violations, detail="; ".join([head, *lines]))
 
 
@@ -275,9 +276,11 @@ def _links_check(links: Sequence[LinkScore]) -> Check:
     if not links:
         return Check(name="links", passed=True, detail="links to no knowledge asset")
     if not missing:
-        return Check(name="links", passed=True, detail=f"all {len(links)} linked asset(s) exist")
+        return Check(
+            name="links", passed=True, detail=f"all {counted(len(links), 'linked asset')} exist"
+        )
     listed = "; ".join(f"{link.ual}: {link.detail}" for link in missing)
-    detail = f"{len(missing)} link(s) do not resolve: {listed}"
+    detail = f"{counted(len(missing), 'link does', 'links do')} not resolve: {listed}"
     return Check(name="links", passed=False, detail=detail)
 
 
@@ -321,7 +324,11 @@ async def validate_candidate(
         for ual in uals
     ]
     checks = [
-        Check(name="jsonld", passed=True, detail=f"expands to {len(parsed.triples)} triple(s)"),
+        Check(
+            name="jsonld",
+            passed=True,
+            detail=f"expands to {counted(len(parsed.triples), 'triple')}",
+        ),
         _shapes_check(shape_results),
         _duplicates_check(duplicates, revision_of),
         _links_check(links),

@@ -16,6 +16,7 @@ class Citation(BaseModel):
     year: int | None = None
     doi: str | None = None
     abstract: str | None = None
+    mesh: list[str] = Field(default_factory=list, description="MeSH descriptors, where known.")
     synthetic: bool = Field(default=False, description="True on made-up sample records.")
 
 

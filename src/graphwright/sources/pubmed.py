@@ -233,7 +233,11 @@ class EUtilsClient:
 
 
 class SampleCorpus:
-    """The citations shipped in sample_data/citations.json, ranked by SQLite FTS5 bm25."""
+    """The citations shipped in sample_data, ranked by SQLite FTS5 bm25: citations.json (a few
+    hand-picked real records and the synthetic ones) and pubmed_sample.json (a few hundred real
+    PubMed records with their MeSH descriptors; its description says where they come from)."""
+
+    FILES = ("citations.json", "pubmed_sample.json")
 
     SAMPLE_PREFIX = "synthetic-"
 
@@ -248,7 +252,7 @@ class SampleCorpus:
                     {
                         "title": c["title"],
                         "abstract": c.get("abstract", ""),
-                        "keywords": " ".join(c.get("keywords", [])),
+                        "keywords": " ".join([*c.get("keywords", []), *c.get("mesh", [])]),
                         "authors": " ".join(c["authors"]),
                         "journal": c["journal"],
                     },
@@ -259,8 +263,12 @@ class SampleCorpus:
 
     @classmethod
     def bundled(cls) -> SampleCorpus:
-        data = resources.files("graphwright.sources.sample_data").joinpath("citations.json")
-        return cls(orjson.loads(data.read_bytes())["citations"])
+        folder = resources.files("graphwright.sources.sample_data")
+        citations: dict[str, Citation] = {}
+        for name in cls.FILES:
+            for citation in orjson.loads(folder.joinpath(name).read_bytes())["citations"]:
+                citations.setdefault(citation["pmid"], citation)  # the hand-picked one first
+        return cls(list(citations.values()))
 
     @classmethod
     def is_sample_id(cls, pmid: str) -> bool:

@@ -130,7 +130,8 @@ class LiteratureService:
         missing = set(wanted) - {c["pmid"] for c in citations}
         if missing and not citations:
             raise NotFound(
-                f"No articles found for PubMed id(s) {', '.join(sorted(missing))} in {source}"
+                f"No articles found for {'PubMed id' if len(missing) == 1 else 'PubMed ids'} "
+                f"{', '.join(sorted(missing))} in {source}"
             )
         if missing:
             notes.append(f"Not found: {', '.join(sorted(missing))}.")

@@ -15,6 +15,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from graphwright import mcpkit
+from graphwright.core.words import counted
 from graphwright.mcp_apps import (
     BIBLIOGRAPHY_VIEW,
     KNOWLEDGE_GRAPH_VIEW,
@@ -330,7 +331,7 @@ def kg_server(
             text = f"{head}\n\nNo links match.{_notes(result.notes)}"
             return mcpkit.tool_result(text, structured=result)
         text = (
-            f"{head} {len(result.neighbors)} link(s):\n\n"
+            f"{head} {counted(len(result.neighbors), 'link')}:\n\n"
             f"{_neighbor_summary(result)}{_notes(result.notes)}"
         )
         title = f"Knowledge graph: {result.entity.name}"
@@ -354,7 +355,7 @@ def kg_server(
         result = answer.result
         head = (
             f"# Paths from {_entity(result.start)} to {_entity(result.end)}\n\n"
-            f"Source: {result.source}. At most {result.maxHops} hop(s)."
+            f"Source: {result.source}. At most {counted(result.maxHops, 'hop')}."
         )
         if not result.paths:
             text = f"{head}\n\nNo path found.{_notes(result.notes)}"
@@ -362,7 +363,7 @@ def kg_server(
         chains = "\n".join(
             f"{i}. {_path_text(path, answer.graph)}" for i, path in enumerate(result.paths, 1)
         )
-        text = f"{head} {len(result.paths)} path(s):\n\n{chains}{_notes(result.notes)}"
+        text = f"{head} {counted(len(result.paths), 'path')}:\n\n{chains}{_notes(result.notes)}"
         title = f"Paths: {result.start.name} to {result.end.name}"
         artifacts = _graph_artifact(title, answer.graph, result.source)
         return mcpkit.tool_result(text, structured=result, artifacts=artifacts)

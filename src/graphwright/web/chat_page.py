@@ -86,8 +86,8 @@ class ChatPage:
         self.conversation_id: str = conversation["id"]
         self.mode = Mode(conversation["mode"])
         self.tools: dict[str, Any] = {}
-        if context.chat.model is None:
-            model_banner()
+        if notice := context.chat.model_notice:
+            model_banner(notice)
         with ui.row().classes("w-full items-center gap-3 px-2"):
             ui.label("Mode").classes("text-sm")
             self.mode_switch = (

@@ -16,7 +16,6 @@ from pydantic import ValidationError
 
 from graphwright.auth.models import Principal
 from graphwright.auth.service import AuthService
-from graphwright.chat.llm import ENABLE_MODEL_HINT
 from graphwright.errors import GraphwrightError, problems
 from graphwright.web.context import WebContext
 
@@ -136,7 +135,7 @@ def frame(context: WebContext, principal: Principal, title: str) -> None:
         ui.link("Knowledge miner", "/miner").classes("text-sm text-white").props(
             'data-testid="miner-nav"'
         )
-        ui.label(f"Signed in as {principal.actor}").classes("text-sm")
+        ui.label(f"Signed in as {principal.shown_as}").classes("text-sm")
 
         @guarded
         async def sign_out() -> None:
@@ -165,10 +164,9 @@ def whole_number(label: str, name: str) -> ui.number:
     return named(ui.number(label, min=0, precision=0), name)
 
 
-def model_banner() -> None:
-    """Shown while no language model is configured: only slash commands work."""
+def model_banner(notice: str) -> None:
+    """Shown while no language model answers: what is missing, how to set it (the chat
+    service's one line), and that slash commands work meanwhile."""
     with ui.row().classes("w-full bg-amber-100 text-amber-950 p-3 rounded items-center no-wrap"):
         ui.icon("info").props('aria-hidden="true"')
-        ui.label(ENABLE_MODEL_HINT).classes("grow").mark("model-banner").props(
-            'data-testid="model-banner"'
-        )
+        ui.label(notice).classes("grow").mark("model-banner").props('data-testid="model-banner"')

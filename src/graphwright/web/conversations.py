@@ -39,8 +39,8 @@ class ConversationList:
         self.context = context
         self.principal = principal
         with ui.column().classes("w-full max-w-5xl mx-auto gap-3 p-4"):
-            if context.chat.model is None:
-                model_banner()
+            if notice := context.chat.model_notice:
+                model_banner(notice)
             with ui.row().classes("w-full items-end gap-2"):
                 self.search = (
                     ui.input("Search conversations", on_change=self.refresh)

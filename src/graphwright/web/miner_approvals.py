@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from nicegui import ui
 
+from graphwright.core.words import counted
 from graphwright.errors import Forbidden
 from graphwright.miner.review import ActionReview
 from graphwright.miner.schemas import Decision, EditedAction
@@ -45,7 +46,7 @@ class ApprovalPanel:
             .mark("approval-panel")
             .props('data-testid="approval-panel"'),
         ):
-            ui.label(f"Approval required: {len(reviews)} action(s)").classes("font-bold")
+            ui.label(f"Approval required: {counted(len(reviews), 'action')}").classes("font-bold")
             if refusal:
                 ui.label(refusal).classes("text-sm text-amber-900")
             for review in reviews:
@@ -121,7 +122,7 @@ class ApprovalPanel:
         self.decisions[action_id] = Decision(type=kind, action_id=action_id, **extra)
         waiting = len(self.reviews) - len(self.decisions)
         if waiting:
-            self.state.text = f"{kind} noted; {waiting} more action(s) to decide"
+            self.state.text = f"{kind} noted; {counted(waiting, 'more action')} to decide"
             return
         ordered = [self.decisions[review.action.id] for review in self.reviews]
         self.state.text = "sending the decisions…"

@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 from nicegui import ui
 
+from graphwright.core.words import counted
 from graphwright.miner.schemas import RunView
 from graphwright.web.knowledge_pages import asset_path
 
@@ -125,7 +126,7 @@ class RunRecord:
                 if agent.get("task"):
                     title += f" ({agent.get('status')}): {str(agent['task'])[:120]}"
                 with (
-                    ui.expansion(f"{title} · {len(agent.get('steps') or [])} step(s)")
+                    ui.expansion(f"{title} · {counted(len(agent.get('steps') or []), 'step')}")
                     .classes("w-full")
                     .props("dense")
                     .mark("run-agent")

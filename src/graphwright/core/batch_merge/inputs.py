@@ -19,6 +19,7 @@ from graphwright.core.formats.common import AUTO_LINK_PREFIX, GRAPHWRIGHT
 from graphwright.core.formats.kgx import EDGE_PARTS
 from graphwright.core.formats.kgx_tsv import JSON_COLUMN, column_kind
 from graphwright.core.graph import GraphFormatError
+from graphwright.core.words import counted
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,9 @@ def jsonl_relation(path: Path, name: str, con: duckdb.DuckDBPyConnection) -> str
     except duckdb.Error as exc:
         raise GraphFormatError(f"{name}: invalid JSON: {first_error_line(exc)}") from None
     if bad and bad[0]:
-        raise GraphFormatError(f"{name}: {bad[0]} line(s) are not JSON objects")
+        raise GraphFormatError(
+            f"{name}: {counted(bad[0], 'line is', 'lines are')} not JSON objects"
+        )
     return relation
 
 
