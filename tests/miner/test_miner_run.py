@@ -217,7 +217,7 @@ async def test_the_iteration_bound_counts_rounds_of_the_mining_loop(
 
     assert output.summary.startswith(
         "Iteration bound reached (maxIterations=1): the mining loop ran 1 time, and "
-        "discovery was asked again. These are partial results: 1 candidate(s) so far."
+        "discovery was asked again. These are partial results: 1 candidate so far."
     )
     assert [s.name for s in output.spawned_subagents] == ["discovery", "enrichment", "validation"]
     assert [c["@id"] for c in output.candidate_assets] == [ASPIRIN["@id"]]
