@@ -42,6 +42,8 @@ KNOWLEDGE_STATUSES: dict[tuple[str, str], list[str]] = {
     (f"{KNOWLEDGE}/metadata/{{ual}}", "get"): ["404", "503"],
     (f"{KNOWLEDGE}/sparql", "get"): ["400", "406", "503"],
     (f"{KNOWLEDGE}/sparql", "post"): ["400", "406", "413", "415", "503"],
+    (f"{KNOWLEDGE}/query", "post"): ["400", "413", "503"],
+    (f"{KNOWLEDGE}/export", "get"): ["503"],
     (f"{KNOWLEDGE}/requests", "post"): ["413"],
     (f"{KNOWLEDGE}/requests", "get"): [],
     (f"{KNOWLEDGE}/requests/{{request_id}}", "get"): ["403", "404"],
@@ -88,6 +90,7 @@ MEDIA_TYPES = {
         ]
         for method in ("get", "post")
     },
+    (f"{KNOWLEDGE}/export", "get"): ["application/n-quads", "application/trig"],
     ("/api/graph/{conversation_id}/events", "get"): ["text/event-stream"],
     (f"{MINER}/runs/{{run_id}}/events", "get"): ["text/event-stream"],
 }
