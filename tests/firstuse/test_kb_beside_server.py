@@ -95,17 +95,18 @@ def home(tmp_path: Path) -> Iterator[Home]:
         home.stop()
 
 
-def reads(home: Home, ual: str, export: Path) -> list[str]:
-    said = [
-        home.kb("get", ual),
-        home.kb("get", ual, "--format", "nquads"),
-        home.kb("metadata", ual),
-        home.kb("query", QUERY),
-        home.kb("requests", "--status", "published"),
-        home.kb("requests"),
-        home.kb("export", "-o", str(export)).replace(str(export), "FILE"),
-    ]
-    return [*said, export.read_text()]
+def reads(home: Home, ual: str, export: Path) -> dict[str, str]:
+    """What each read command prints, by command, so a difference names its command."""
+    said = {
+        "get": home.kb("get", ual),
+        "get nquads": home.kb("get", ual, "--format", "nquads"),
+        "metadata": home.kb("metadata", ual),
+        "query": home.kb("query", QUERY),
+        "requests published": home.kb("requests", "--status", "published"),
+        "requests": home.kb("requests"),
+        "export": home.kb("export", "-o", str(export)).replace(str(export), "FILE"),
+    }
+    return {**said, "exported file": export.read_text()}
 
 
 def test_every_kb_command_works_beside_the_server_and_prints_the_same(
