@@ -90,7 +90,8 @@ def error_response(exc: GraphwrightError) -> Response:
     else:
         status_code, code = 400, "bad_request"
     code = getattr(exc, "code", code)
-    extra: dict[str, Any] = {}
+    status_code = getattr(exc, "http_status", status_code)
+    extra: dict[str, Any] = dict(getattr(exc, "details", None) or {})
     if isinstance(exc, Conflict) and exc.current_version is not None:
         extra["currentVersion"] = exc.current_version
     return failure(status_code, code, str(exc), **extra)

@@ -372,10 +372,10 @@ async def test_a_publish_with_no_chain_to_reach_is_unavailable(node) -> None:
     assert stub.requests_to("/v1/publish") == []
 
 
-async def test_a_query_the_client_cannot_parse_is_refused(node, kb) -> None:
+async def test_a_query_the_parser_cannot_read_never_reaches_the_node(node, kb) -> None:
     stub, _ = node
-    # RDF-star: Oxigraph reads it; rdflib's parser, which the client uses, does not.
-    with pytest.raises(InvalidInput, match="dkg client cannot parse"):
+    # RDF-star: Oxigraph reads it; rdflib's parser, which judges every query, does not.
+    with pytest.raises(InvalidInput, match="Syntax error at line 1, column 19"):
         await kb.query("SELECT ?x WHERE { << ?s ?p ?o >> ?q ?x }", limit=5, timeout=5)
     assert stub.requests == []
 

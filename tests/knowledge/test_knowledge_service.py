@@ -168,9 +168,12 @@ async def test_bad_json_ld_is_refused_before_anything_is_stored(
 @pytest.mark.parametrize(
     ("query", "message"),
     [
-        ("INSERT DATA { <urn:a> <urn:b> <urn:c> }", r"this is an update \(INSERT\)"),
-        ("SELECT * WHERE { ?s ?p ?o } ; DROP ALL", r"update \(DROP\)"),
-        ("SELECT ?x WHERE {", "syntax error"),
+        ("INSERT DATA { <urn:a> <urn:b> <urn:c> }", r"this is an update \(INSERT DATA\)"),
+        ("DROP ALL", r"update \(DROP\)"),
+        ("WITH <urn:g> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }", r"update \(DELETE/INSERT\)"),
+        # Neither a query nor an update: the parser says where it stopped reading.
+        ("SELECT * WHERE { ?s ?p ?o } ; DROP ALL", "Syntax error at line 1, column 29"),
+        ("SELECT ?x WHERE {", "Syntax error at line 1, column"),
         ("SELECT * WHERE { SERVICE <http://127.0.0.1:1/sparql> { ?s ?p ?o } }", "SERVICE"),
         ("", "empty"),
     ],

@@ -11,7 +11,6 @@ from fastapi.concurrency import run_in_threadpool
 from graphwright.auth.api import Caller, conversation_principal
 from graphwright.auth.models import Principal
 from graphwright.envelope import Limit, Offset, failure, ok
-from graphwright.errors import InvalidInput
 from graphwright.graphmode.service import GraphService
 from graphwright.knowledge.schemas import (
     ApproveInput,
@@ -22,7 +21,7 @@ from graphwright.knowledge.schemas import (
     RequestPage,
 )
 from graphwright.knowledge.service import KnowledgeService, decider
-from graphwright.knowledge.sparql import NotAcceptable, check_query, negotiate, serialize_answer
+from graphwright.knowledge.sparql import NotAcceptable, negotiate, serialize_answer
 
 router = APIRouter(prefix="/api/knowledge", tags=["knowledge"])
 
@@ -125,14 +124,13 @@ async def sparql_post(
 
 
 async def _sparql(service: KnowledgeService, query: str, accept: str | None) -> Response:
-    # The protocol answers a malformed query with 400, not the API's usual 422.
+    # A query the parser refuses answers 400 (invalid_query, query_not_allowed), one past its
+    # time limit 422 (query_timeout), as the envelope maps every error.
+    answer = await service.query(query)
     try:
-        media_type = negotiate(accept, check_query(query))
-        answer = await service.query(query)
+        media_type = negotiate(accept, answer.form)
     except NotAcceptable as exc:
         return failure(406, "not_acceptable", str(exc))
-    except InvalidInput as exc:
-        return failure(400, "malformed_query", str(exc))
     headers = {"X-Truncated": "true"} if answer.truncated else None
     return Response(serialize_answer(answer, media_type), media_type=media_type, headers=headers)
 

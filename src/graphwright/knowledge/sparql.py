@@ -1,37 +1,21 @@
-"""Read-only SPARQL: which queries tools may run, and answers in SPARQL 1.1 result formats.
+"""SPARQL answers: collected within limits, and written in SPARQL 1.1 result formats.
 
-A query is parsed by Oxigraph's own SPARQL parser (on an empty store) before any backend sees
-it, so an update, a syntax error or a federated `SERVICE` call (which would fetch from any
-address) is refused with a message that says which, whatever the backend.
+Which queries may run at all is `query_check.py`'s business; where they run, `query_workers.py`.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable, Iterator
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 import pyoxigraph as ox
 
 from graphwright.errors import InvalidInput
+from graphwright.knowledge.query_check import Form
 from graphwright.knowledge.schemas import QueryAnswer, Term
 
-Form = Literal["select", "ask", "graph"]
-
-_EMPTY = ox.Store()
-# Strings, IRIs and comments hide keywords from the scan below; the parser has the last word.
-_OPAQUE = re.compile(
-    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\''  # long strings
-    r'|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\''  # short strings
-    r'|<[^<>"{}|^`\\\s]*>'  # IRIs
-    r"|#[^\n]*"  # comments
-)
-_SERVICE = re.compile(r"(?<![\w:?$])SERVICE(?![\w:])", re.IGNORECASE)
-_UPDATE = re.compile(
-    r"(?<![\w:?$])(INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD)(?![\w:])", re.IGNORECASE
-)
 RESULT_MEDIA_TYPES = {
     "application/sparql-results+json": ox.QueryResultsFormat.JSON,
     "application/json": ox.QueryResultsFormat.JSON,
@@ -46,33 +30,6 @@ GRAPH_MEDIA_TYPES = {
     "application/ld+json": ox.RdfFormat.JSON_LD,
     "application/rdf+xml": ox.RdfFormat.RDF_XML,
 }
-
-
-def check_query(query: str) -> Form:
-    """The form of a read-only query; InvalidInput for anything else."""
-    if not query.strip():
-        raise InvalidInput("The SPARQL query is empty")
-    bare = _OPAQUE.sub(" ", query)
-    if _SERVICE.search(bare):
-        raise InvalidInput(
-            "SERVICE (federated query) is not allowed: queries read this knowledge base only"
-        )
-    try:
-        result = _EMPTY.query(query)
-    except SyntaxError as exc:
-        if update := _UPDATE.search(bare):
-            raise InvalidInput(
-                f"Only SELECT, CONSTRUCT, ASK and DESCRIBE queries are allowed; this is an "
-                f"update ({update.group(1).upper()}). Knowledge is published through "
-                "publication requests, never by SPARQL"
-            ) from None
-        first_line = str(exc).splitlines()[0][:200]
-        raise InvalidInput(f"SPARQL syntax error: {first_line}") from None
-    if isinstance(result, ox.QueryBoolean):
-        return "ask"
-    if isinstance(result, ox.QueryTriples):
-        return "graph"
-    return "select"
 
 
 def term_json(term: Any) -> Term:
@@ -104,6 +61,10 @@ class Deadline:
 
 
 class QueryTimeout(InvalidInput):
+    """A query past its time limit, which was stopped (HTTP 422)."""
+
+    code = "query_timeout"
+
     def __init__(self, seconds: float) -> None:
         super().__init__(
             f"The query ran past its time limit of {seconds:g} s; make it more selective "

@@ -21,8 +21,6 @@ from dkg.exceptions import DKGException, NodeRequestError
 from dkg.providers import AsyncBlockchainProvider, AsyncNodeHTTPProvider
 from dkg.services.blockchain_services.async_blockchain_service import AsyncBlockchainService
 from pyld import jsonld
-from pyparsing import ParseBaseException
-from rdflib.plugins.sparql.parser import parseQuery
 from web3.exceptions import Web3Exception
 
 from graphwright.errors import InvalidInput, NotFound
@@ -31,6 +29,8 @@ from graphwright.knowledge import vocab as v
 from graphwright.knowledge.backends.sparql_kb import SparqlKnowledgeBase
 from graphwright.knowledge.backends.stores import StoreUnavailable
 from graphwright.knowledge.jsonld import AssetDraft, Triple
+from graphwright.knowledge.query_check import CheckedQuery, check_query
+from graphwright.knowledge.query_workers import QueryWorkers
 from graphwright.knowledge.schemas import (
     AssetContent,
     AssetMetadata,
@@ -39,7 +39,7 @@ from graphwright.knowledge.schemas import (
     QueryAnswer,
     Term,
 )
-from graphwright.knowledge.sparql import Deadline, QueryTimeout, check_query, graph_answer
+from graphwright.knowledge.sparql import Deadline, QueryTimeout, graph_answer
 from graphwright.knowledge.ual import Ual
 
 if TYPE_CHECKING:
@@ -53,7 +53,6 @@ EXPORT_REFUSED = (
     "knowledge assets, not every quad. Export is for the embedded store and SPARQL servers; "
     "read a DKG node's collections one by one with get"
 )
-_NO_DATA = ox.Store()  # parses a query to learn its variables, whatever the node answers
 _XSD_STRING = v.XSD + "string"
 
 
@@ -64,10 +63,17 @@ class DirectQueryStore:
     def __init__(self, dkg: AsyncDKG, node_url: str) -> None:
         self.description = f"DKG node at {node_url}"
         self._dkg = dkg
+        self._workers = QueryWorkers()
 
     async def query(self, sparql: str, *, limit: int, timeout: float) -> QueryAnswer:
-        form = check_query(sparql)
-        kind = _query_kind(sparql)
+        return await self._answer(check_query(sparql), limit=limit, timeout=timeout)
+
+    async def user_query(self, sparql: str, *, limit: int, timeout: float) -> QueryAnswer:
+        checked = await self._workers.check(sparql, timeout=timeout)
+        return await self._answer(checked, limit=limit, timeout=timeout)
+
+    async def _answer(self, checked: CheckedQuery, *, limit: int, timeout: float) -> QueryAnswer:
+        sparql, kind = checked.text, checked.kind
         if kind not in ("SELECT", "CONSTRUCT"):
             raise InvalidInput(
                 f"A DKG node's direct-query answers SELECT and CONSTRUCT only, not {kind}: "
@@ -81,9 +87,9 @@ class DirectQueryStore:
         except DKGException as exc:
             raise _node_error(exc, self.description) from None
         deadline = Deadline(timeout)
-        if form == "graph":
+        if checked.form == "graph":
             return _graph_answer(data, limit=limit, deadline=deadline)
-        return _select_answer(sparql, data, limit=limit)
+        return _select_answer(checked.variables, data, limit=limit)
 
     async def update(self, sparql: str) -> None:
         raise InvalidInput(
@@ -94,7 +100,8 @@ class DirectQueryStore:
         raise InvalidInput(EXPORT_REFUSED)
 
     async def aclose(self) -> None:
-        """Nothing to close: the client opens one HTTP session per request."""
+        """The query workers stop; the client opens one HTTP session per request."""
+        self._workers.close()
 
 
 class DkgNodeKnowledgeBase:
@@ -225,7 +232,7 @@ class DkgNodeKnowledgeBase:
         return await self._reader.metadata(ual)
 
     async def query(self, sparql: str, *, limit: int, timeout: float) -> QueryAnswer:
-        return await self._store.query(sparql, limit=limit, timeout=timeout)
+        return await self._store.user_query(sparql, limit=limit, timeout=timeout)
 
     async def collections(
         self, *, search: str | None, offset: int, limit: int
@@ -301,25 +308,16 @@ def node_term(text: str) -> Term:
     return {"type": "uri", "value": text}
 
 
-def _query_kind(sparql: str) -> str:
-    """SELECT, CONSTRUCT, ASK or DESCRIBE, as the dkg client names the query to the node."""
-    try:
-        return parseQuery(sparql)[1].name.removesuffix("Query").upper()
-    except ParseBaseException as exc:
-        raise InvalidInput(f"The dkg client cannot parse this query: {exc.msg}") from None
-
-
-def _select_answer(sparql: str, data: Any, *, limit: int) -> QueryAnswer:
+def _select_answer(variables: Sequence[str], data: Any, *, limit: int) -> QueryAnswer:
     if not isinstance(data, list):
         raise StoreUnavailable(f"The DKG node answered a SELECT with {type(data).__name__}")
-    variables = [variable.value for variable in _NO_DATA.query(sparql).variables]
     rows = [
         {name: node_term(str(row[name])) for name in variables if row.get(name) is not None}
         for row in data[:limit]
     ]
     return QueryAnswer(
         form="select",
-        variables=variables,
+        variables=list(variables),
         rows=rows,
         truncated=len(data) > limit,
         row_limit=limit,

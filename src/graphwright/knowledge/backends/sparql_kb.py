@@ -20,11 +20,12 @@ from graphwright.knowledge.schemas import (
     PublishedCollection,
     QueryAnswer,
 )
-from graphwright.knowledge.sparql import check_query
 from graphwright.knowledge.ual import Ual
 
 INTERNAL_LIMIT = 1_000_000  # rows for the knowledge base's own reads, which are all selective
 INTERNAL_TIMEOUT = 60.0
+# A text search scans every literal: it runs as a person's query does, stopped at this limit.
+SEARCH_TIMEOUT = 10.0
 
 
 class SparqlKnowledgeBase:
@@ -140,15 +141,18 @@ class SparqlKnowledgeBase:
         )
 
     async def query(self, sparql: str, *, limit: int, timeout: float) -> QueryAnswer:
-        check_query(sparql)
-        return await self.store.query(sparql, limit=limit, timeout=timeout)
+        return await self.store.user_query(sparql, limit=limit, timeout=timeout)
 
     async def collections(
         self, *, search: str | None, offset: int, limit: int
     ) -> list[CollectionSummary]:
-        answer = await self._select(
-            layout.collections_query(search=search, offset=offset, limit=limit)
-        )
+        listing = layout.collections_query(search=search, offset=offset, limit=limit)
+        if search:
+            answer = await self.store.user_query(
+                listing, limit=INTERNAL_LIMIT, timeout=SEARCH_TIMEOUT
+            )
+        else:
+            answer = await self._select(listing)
         summaries = []
         for row in answer.rows:
             first_graph = f"{row['kc']['value']}/1/public"

@@ -1,13 +1,17 @@
 """Where SPARQL runs: an embedded Oxigraph store on disk, or any SPARQL 1.1 server by URL.
 
-Both answer `query` (read-only, limited in rows and time) and `update` (one transaction), so the
-DKG layout in `SparqlKnowledgeBase` is written once for both.
+Both answer `query` (graphwright's own read-only queries, limited in rows and time),
+`user_query` (a person's or a model's query: checked by the parser and run where the limit
+stops it, see `query_workers.py`) and `update` (one transaction), so the DKG layout in
+`SparqlKnowledgeBase` is written once for both.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
+import tempfile
 import threading
 import traceback
 from collections.abc import Callable
@@ -19,22 +23,31 @@ import httpx
 import pyoxigraph as ox
 
 from graphwright.errors import InvalidInput, Unavailable
+from graphwright.knowledge.query_check import Form
+from graphwright.knowledge.query_workers import QueryWorkers
 from graphwright.knowledge.schemas import QueryAnswer
 from graphwright.knowledge.sparql import (
     Deadline,
     QueryTimeout,
     answer_from_oxigraph,
-    check_query,
     graph_answer,
 )
 
 T = TypeVar("T")
+SPARQL_JSON = "application/sparql-results+json"
+N_TRIPLES = "application/n-triples"
 
 
 class TripleStore(Protocol):
     description: str
 
-    async def query(self, sparql: str, *, limit: int, timeout: float) -> QueryAnswer: ...
+    async def query(self, sparql: str, *, limit: int, timeout: float) -> QueryAnswer:
+        """graphwright's own SELECT or ASK (text it wrote itself)."""
+        ...
+
+    async def user_query(self, sparql: str, *, limit: int, timeout: float) -> QueryAnswer:
+        """A query from a person or a model: checked, and stopped at its time limit."""
+        ...
 
     async def update(self, sparql: str) -> None: ...
 
@@ -50,22 +63,21 @@ class StoreUnavailable(Unavailable):
 
 
 class EmbeddedStore:
-    """A pyoxigraph Store on disk (or in memory, for tests).
+    """A pyoxigraph Store on disk (a temporary folder when no path is given, for tests).
 
-    Its work runs in daemon threads, at most `concurrency` at a time, so that a slow query never
-    blocks the event loop. A query cannot be stopped from Python: one past its time limit runs on
-    in the background, holding its slot until it ends (so such queries cannot pile up), and never
-    holds up the process's exit.
+    graphwright's own work runs in daemon threads, at most `concurrency` at a time, so that it
+    never blocks the event loop. Queries from people and models run in worker processes on a
+    read-only checkpoint of the store, taken after each write when the next such query comes,
+    so that one past its time limit is stopped by killing its worker.
     """
 
     def __init__(self, path: Path | None, *, concurrency: int = 2) -> None:
-        self.description = f"embedded Oxigraph store at {path}" if path else "in-memory store"
+        self.description = f"embedded Oxigraph store at {path}" if path else "temporary store"
+        self._temporary = None if path else tempfile.TemporaryDirectory(prefix="graphwright-kb-")
+        path = path or Path(self._temporary.name) / "store"  # type: ignore[union-attr]
         try:
-            if path is None:
-                self._store = ox.Store()
-            else:
-                path.mkdir(parents=True, exist_ok=True)
-                self._store = ox.Store(str(path))
+            path.mkdir(parents=True, exist_ok=True)
+            self._store = ox.Store(str(path))
         except OSError as exc:
             raise StoreUnavailable(
                 f"Cannot open the knowledge base at {path}: {exc}. Another graphwright process "
@@ -73,6 +85,13 @@ class EmbeddedStore:
                 "GRAPHWRIGHT_SPARQL_URL or the API"
             ) from None
         self._slots = asyncio.Semaphore(concurrency)
+        self._workers = QueryWorkers(concurrency)
+        self._snapshots = path.with_name(f"{path.name}.snapshots")
+        shutil.rmtree(self._snapshots, ignore_errors=True)  # a stopped server's checkpoints
+        self._writes = 0
+        self._snapshot: tuple[int, Path] | None = None
+        self._snapshot_lock = asyncio.Lock()
+        self._readers: dict[Path, int] = {}
 
     @property
     def store(self) -> ox.Store:
@@ -88,14 +107,49 @@ class EmbeddedStore:
             return await self._run(run)
         raise QueryTimeout(timeout)
 
+    async def user_query(self, sparql: str, *, limit: int, timeout: float) -> QueryAnswer:
+        snapshot = await self._take_snapshot()
+        self._readers[snapshot] = self._readers.get(snapshot, 0) + 1
+        try:
+            return await self._workers.run(sparql, snapshot, limit=limit, timeout=timeout)
+        finally:
+            self._readers[snapshot] -= 1
+            if not self._readers[snapshot]:
+                del self._readers[snapshot]
+                if self._snapshot is None or self._snapshot[1] != snapshot:
+                    await asyncio.to_thread(shutil.rmtree, snapshot, True)
+
     async def update(self, sparql: str) -> None:
-        await self._run(lambda: self._store.update(sparql))
+        try:
+            await self._run(lambda: self._store.update(sparql))
+        finally:
+            self._writes += 1
 
     async def dump(self) -> bytes:
         return await self._run(lambda: self._store.dump(format=ox.RdfFormat.N_QUADS))
 
     async def aclose(self) -> None:
+        self._workers.close()
         await self._run(self._store.flush)
+        shutil.rmtree(self._snapshots, ignore_errors=True)
+        if self._temporary is not None:
+            del self._store
+            self._temporary.cleanup()
+
+    async def _take_snapshot(self) -> Path:
+        """A read-only checkpoint of the store as of its last write (hard links: cheap)."""
+        async with self._snapshot_lock:
+            if self._snapshot is not None and self._snapshot[0] == self._writes:
+                return self._snapshot[1]
+            writes = self._writes
+            target = self._snapshots / str(writes)
+            self._snapshots.mkdir(parents=True, exist_ok=True)
+            await asyncio.to_thread(shutil.rmtree, target, True)
+            await self._run(lambda: self._store.backup(str(target)))
+            previous, self._snapshot = self._snapshot, (writes, target)
+            if previous is not None and previous[1] not in self._readers:
+                await asyncio.to_thread(shutil.rmtree, previous[1], True)
+            return target
 
     async def _run(self, work: Callable[[], T]) -> T:
         await self._slots.acquire()
@@ -150,13 +204,28 @@ class RemoteSparqlStore:
         self.query_url = query_url
         self.update_url = update_url
         self._client = client or httpx.AsyncClient(headers=headers, timeout=30.0)
+        self._workers = QueryWorkers()
 
     async def query(self, sparql: str, *, limit: int, timeout: float) -> QueryAnswer:
-        form = check_query(sparql)
-        accept = "application/n-triples" if form == "graph" else "application/sparql-results+json"
+        return await self._answer(sparql, None, limit=limit, timeout=timeout)
+
+    async def user_query(self, sparql: str, *, limit: int, timeout: float) -> QueryAnswer:
+        checked = await self._workers.check(sparql, timeout=timeout)
+        return await self._answer(sparql, checked.form, limit=limit, timeout=timeout)
+
+    async def _answer(
+        self, sparql: str, form: Form | None, *, limit: int, timeout: float
+    ) -> QueryAnswer:
+        """The answer to a query of the given form; with none (graphwright's own queries), in
+        whichever form the server answers."""
+        accept = {
+            "graph": N_TRIPLES,
+            None: f"{SPARQL_JSON}, {N_TRIPLES};q=0.9",
+        }.get(form, SPARQL_JSON)
         response = await self._post_query(sparql, accept, timeout=timeout)
         deadline = Deadline(timeout)
-        if form == "graph":
+        answered = response.headers.get("content-type", "").split(";")[0].strip()
+        if form == "graph" or (form is None and answered == N_TRIPLES):
             triples = ox.parse(response.content, ox.RdfFormat.N_TRIPLES)
             return graph_answer(triples, limit=limit, deadline=deadline)
         result = ox.parse_query_results(response.content, ox.QueryResultsFormat.JSON)
@@ -213,4 +282,5 @@ class RemoteSparqlStore:
             )
 
     async def aclose(self) -> None:
+        self._workers.close()
         await self._client.aclose()

@@ -1,0 +1,199 @@
+"""Worker processes for untrusted SPARQL: the check, and the embedded store's queries.
+
+A query from a person or a model is CPU work the server cannot interrupt from Python: Oxigraph
+evaluates it in native code. So it runs in a worker process, one per slot, and a query past its
+time limit stops because its worker is killed (and replaced on the next query), not because it
+was asked to. The event loop only waits on a pipe.
+
+Each worker leaves the network before it reads a query (a network namespace of its own, where
+one is allowed), so that even a query the parser let through could not make the store fetch
+from any address. The embedded store's queries read a read-only checkpoint of the store
+(`EmbeddedStore.snapshot`), which no one writes while a worker reads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import logging
+import multiprocessing
+import os
+from dataclasses import asdict
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+from graphwright.errors import InvalidInput
+from graphwright.knowledge.query_check import CheckedQuery, InvalidQuery, QueryNotAllowed
+from graphwright.knowledge.schemas import QueryAnswer
+from graphwright.knowledge.sparql import QueryTimeout
+
+log = logging.getLogger(__name__)
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWNET = 0x40000000
+# Workers yield the CPU to the server, so that /health and edits answer while queries run.
+_WORKER_NICENESS = 10
+_ERRORS: dict[str, type[InvalidInput]] = {
+    "InvalidQuery": InvalidQuery,
+    "QueryNotAllowed": QueryNotAllowed,
+    "InvalidInput": InvalidInput,
+}
+
+
+class QueryWorkers:
+    """At most `size` worker processes, each answering one request at a time."""
+
+    def __init__(self, size: int = 2) -> None:
+        self._size = size
+        self._idle: list[_Worker] = []
+        self._slots: asyncio.Semaphore | None = None
+        self._busy: set[_Worker] = set()
+
+    async def check(self, text: str, *, timeout: float) -> CheckedQuery:
+        """The query, checked by the parser in a worker (see query_check.check_query)."""
+        reply = await self._ask(("check", text, None, 0), timeout)
+        return CheckedQuery(**{**reply, "variables": tuple(reply["variables"])})
+
+    async def run(self, text: str, snapshot: Path, *, limit: int, timeout: float) -> QueryAnswer:
+        """Check the query, then answer it from the store checkpoint at `snapshot`."""
+        reply = await self._ask(("run", text, str(snapshot), limit), timeout)
+        return QueryAnswer.model_validate(reply)
+
+    def close(self) -> None:
+        for worker in [*self._idle, *self._busy]:
+            worker.kill()
+        self._idle.clear()
+        self._busy.clear()
+
+    async def _ask(self, request: tuple[Any, ...], timeout: float) -> Any:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self._size)
+        async with self._slots:
+            worker = self._idle.pop() if self._idle else await asyncio.to_thread(_Worker)
+            self._busy.add(worker)
+            try:
+                reply = await worker.ask(request, timeout)
+            except BaseException:  # past the limit, or the caller went away: the work stops
+                self._busy.discard(worker)
+                await asyncio.to_thread(worker.kill)
+                raise
+            self._busy.discard(worker)
+            self._idle.append(worker)
+        if reply[0] == "ok":
+            return reply[1]
+        _, kind, message, details = reply
+        error = _ERRORS.get(kind, InvalidInput)(message)
+        if details:
+            error.details = details  # type: ignore[attr-defined]
+        raise error
+
+
+class _Worker:
+    """One worker process and its end of the pipe."""
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.conn, child = context.Pipe()
+        self.process: BaseProcess = context.Process(
+            target=serve, args=(child,), name="graphwright-query", daemon=True
+        )
+        self.process.start()
+        child.close()
+
+    async def ask(self, request: tuple[Any, ...], timeout: float) -> Any:
+        loop = asyncio.get_running_loop()
+        readable = loop.create_future()
+        fd = self.conn.fileno()
+        loop.add_reader(fd, lambda: readable.done() or readable.set_result(None))
+        try:
+            self.conn.send(request)
+            try:
+                async with asyncio.timeout(timeout):
+                    await readable
+            except TimeoutError:
+                raise QueryTimeout(timeout) from None
+        finally:
+            loop.remove_reader(fd)
+        try:
+            return await asyncio.to_thread(self.conn.recv)
+        except EOFError:  # the worker died (out of memory, killed from outside)
+            raise InvalidInput("The query stopped its worker; make it more selective") from None
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+
+# -- in the worker process --------------------------------------------------------------------
+
+
+def serve(conn: Connection) -> None:
+    """A worker's life: leave the network, then answer requests until the pipe closes."""
+    _leave_network()
+    with contextlib.suppress(OSError):
+        os.nice(_WORKER_NICENESS)
+    from graphwright.knowledge.query_check import check_query
+
+    stores: dict[str, Any] = {}
+    while True:
+        try:
+            op, text, snapshot, limit = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            checked = check_query(text)
+            if op == "check":
+                conn.send(("ok", asdict(checked)))
+                continue
+            answer = _answer(stores, Path(snapshot), checked, limit)
+            conn.send(("ok", answer.model_dump()))
+        except InvalidInput as exc:
+            conn.send(("error", type(exc).__name__, str(exc), getattr(exc, "details", None)))
+        except SyntaxError as exc:  # Oxigraph's parser refused what rdflib's accepted
+            conn.send(("error", "InvalidQuery", f"SPARQL syntax error: {exc}", None))
+
+
+def _answer(stores: dict[str, Any], snapshot: Path, checked: CheckedQuery, limit: int) -> Any:
+    import pyoxigraph as ox
+
+    from graphwright.knowledge.sparql import Deadline, answer_from_oxigraph
+
+    key = str(snapshot)
+    if key not in stores:
+        stores.clear()  # an older checkpoint is not read again
+        store = ox.Store.read_only(key)
+        stores[key] = (store, _public_graphs(store))
+    store, public = stores[key]
+    # The default graph is the union of the current public graphs, as on a DKG node; GRAPH
+    # still reaches every named graph (metadata included).
+    result = store.query(checked.text, default_graph=public or [ox.DefaultGraph()])
+    return answer_from_oxigraph(result, limit=limit, deadline=Deadline(float("inf")))
+
+
+def _public_graphs(store: Any) -> list[Any]:
+    from graphwright.knowledge.layout import public_graphs_query
+
+    return [solution["g"] for solution in store.query(public_graphs_query())]
+
+
+def _leave_network() -> bool:
+    """Move this process into a network namespace of its own (no interface but a down
+    loopback), so that nothing it runs can open a connection. True when that worked; where
+    namespaces are not allowed, the parser's refusal of SERVICE is the guard."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if os.geteuid() == 0:
+        return libc.unshare(_CLONE_NEWNET) == 0
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET) != 0:
+        return False
+    try:  # keep our own uid and gid inside, so the store's files stay readable
+        Path("/proc/self/setgroups").write_text("deny")
+        Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
+        Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
+    except OSError:
+        return True  # the namespace holds; files we cannot read fail loudly
+    return True
