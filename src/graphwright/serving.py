@@ -115,6 +115,12 @@ def undecodable_body_failure(body: bytes) -> Response:
     return failure(422, "invalid_json", "The body could not be read as JSON")
 
 
+# On SIGTERM, requests still running after this long are cancelled (their queries' workers are
+# killed), and event streams, which never end by themselves, are closed.
+GRACEFUL_SHUTDOWN_SECONDS = 3
+
+
 def server_config(app: ASGIApp, *, host: str, port: int, **options: Any) -> uvicorn.Config:
     """The uvicorn configuration `graphwright serve` (and live-server tests) run with."""
+    options.setdefault("timeout_graceful_shutdown", GRACEFUL_SHUTDOWN_SECONDS)
     return uvicorn.Config(app, host=host, port=port, http=EnvelopeH11Protocol, **options)

@@ -16,12 +16,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import logging
-import multiprocessing
 import os
+import signal
+import subprocess
+import sys
 from dataclasses import asdict
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +30,9 @@ from graphwright.knowledge.query_check import CheckedQuery, InvalidQuery, QueryN
 from graphwright.knowledge.schemas import QueryAnswer
 from graphwright.knowledge.sparql import QueryTimeout
 
-log = logging.getLogger(__name__)
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWNET = 0x40000000
+_PR_SET_PDEATHSIG = 1
 # Workers yield the CPU to the server, so that /health and edits answer while queries run.
 _WORKER_NICENESS = 10
 _ERRORS: dict[str, type[InvalidInput]] = {
@@ -68,19 +68,33 @@ class QueryWorkers:
         self._busy.clear()
 
     async def _ask(self, request: tuple[Any, ...], timeout: float) -> Any:
+        """The worker's reply; the time limit counts from the call, so waiting for a free
+        worker counts too."""
         if self._slots is None:
             self._slots = asyncio.Semaphore(self._size)
-        async with self._slots:
+        deadline = asyncio.get_running_loop().time() + timeout
+        try:
+            async with asyncio.timeout_at(deadline):
+                await self._slots.acquire()
+        except TimeoutError:
+            raise QueryTimeout(timeout) from None
+        try:
+            # Not under the limit: a worker half started would be left behind.
             worker = self._idle.pop() if self._idle else await asyncio.to_thread(_Worker)
             self._busy.add(worker)
             try:
-                reply = await worker.ask(request, timeout)
-            except BaseException:  # past the limit, or the caller went away: the work stops
+                async with asyncio.timeout_at(deadline):
+                    reply = await worker.ask(request)
+            except BaseException as exc:  # past the limit, or the caller went away: it stops
                 self._busy.discard(worker)
                 await asyncio.to_thread(worker.kill)
+                if isinstance(exc, TimeoutError):
+                    raise QueryTimeout(timeout) from None
                 raise
             self._busy.discard(worker)
             self._idle.append(worker)
+        finally:
+            self._slots.release()
         if reply[0] == "ok":
             return reply[1]
         _, kind, message, details = reply
@@ -91,48 +105,54 @@ class QueryWorkers:
 
 
 class _Worker:
-    """One worker process and its end of the pipe."""
+    """One worker process, started as `python -m graphwright.knowledge.query_workers` (never
+    by multiprocessing, which would run the caller's main script again), and its pipes."""
 
     def __init__(self) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.conn, child = context.Pipe()
-        self.process: BaseProcess = context.Process(
-            target=serve, args=(child,), name="graphwright-query", daemon=True
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", __name__],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
         )
-        self.process.start()
-        child.close()
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self._to = Connection(os.dup(self.process.stdin.fileno()), readable=False)
+        self.conn = Connection(os.dup(self.process.stdout.fileno()), writable=False)
+        self.process.stdin.close()
+        self.process.stdout.close()
 
-    async def ask(self, request: tuple[Any, ...], timeout: float) -> Any:
+    async def ask(self, request: tuple[Any, ...]) -> Any:
         loop = asyncio.get_running_loop()
         readable = loop.create_future()
         fd = self.conn.fileno()
         loop.add_reader(fd, lambda: readable.done() or readable.set_result(None))
         try:
-            self.conn.send(request)
-            try:
-                async with asyncio.timeout(timeout):
-                    await readable
-            except TimeoutError:
-                raise QueryTimeout(timeout) from None
+            self._to.send(request)
+            await readable
         finally:
             loop.remove_reader(fd)
         try:
             return await asyncio.to_thread(self.conn.recv)
-        except EOFError:  # the worker died (out of memory, killed from outside)
+        except (EOFError, OSError):  # the worker died (out of memory, killed from outside)
             raise InvalidInput("The query stopped its worker; make it more selective") from None
 
     def kill(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join(5)
+        self.process.kill()
+        self.process.wait(5)
+        self._to.close()
         self.conn.close()
 
 
 # -- in the worker process --------------------------------------------------------------------
 
 
-def serve(conn: Connection) -> None:
-    """A worker's life: leave the network, then answer requests until the pipe closes."""
+def serve() -> None:
+    """A worker's life: leave the network, then answer requests on stdin and stdout until
+    stdin closes. What else writes to stdout goes to stderr."""
+    requests = Connection(os.dup(0), writable=False)
+    conn = Connection(os.dup(1), readable=False)
+    os.dup2(2, 1)
+    _die_with_the_server()
     _leave_network()
     with contextlib.suppress(OSError):
         os.nice(_WORKER_NICENESS)
@@ -141,7 +161,7 @@ def serve(conn: Connection) -> None:
     stores: dict[str, Any] = {}
     while True:
         try:
-            op, text, snapshot, limit = conn.recv()
+            op, text, snapshot, limit = requests.recv()
         except (EOFError, OSError):
             return
         try:
@@ -180,6 +200,14 @@ def _public_graphs(store: Any) -> list[Any]:
     return [solution["g"] for solution in store.query(public_graphs_query())]
 
 
+def _die_with_the_server() -> None:
+    """Be killed when the server process ends, even in the middle of a query."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() == 1:  # the server ended before prctl took effect
+        os._exit(0)
+
+
 def _leave_network() -> bool:
     """Move this process into a network namespace of its own (no interface but a down
     loopback), so that nothing it runs can open a connection. True when that worked; where
@@ -197,3 +225,7 @@ def _leave_network() -> bool:
     except OSError:
         return True  # the namespace holds; files we cannot read fail loudly
     return True
+
+
+if __name__ == "__main__":
+    serve()
