@@ -102,12 +102,6 @@ def publish_update(record: CollectionRecord, drafts: Sequence[AssetDraft]) -> st
     )
 
 
-def public_graphs_query() -> str:
-    """The public graph of every current knowledge asset: a query's default graph."""
-    current = f"<{v.CURRENT_GRAPH}>"
-    return f"SELECT ?g WHERE {{ GRAPH {current} {{ {current} <{v.HAS_NAMED_GRAPH}> ?g }} }}"
-
-
 def published_query(ual: Ual, tx: str) -> str:
     return f"ASK {{ GRAPH <{v.METADATA_GRAPH}> {{ {_iri(ual)} <{v.PUBLISH_TX}> {_lit(tx)} }} }}"
 
