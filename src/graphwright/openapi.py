@@ -38,7 +38,7 @@ KNOWLEDGE = "/api/knowledge"
 # The knowledge base's routes: each one's own errors, beyond 401 and 422.
 KNOWLEDGE_STATUSES: dict[tuple[str, str], list[str]] = {
     (f"{KNOWLEDGE}/assets", "get"): ["503"],
-    (f"{KNOWLEDGE}/assets/{{ual}}", "get"): ["404", "503"],
+    (f"{KNOWLEDGE}/assets/{{ual}}", "get"): ["403", "404", "503"],
     (f"{KNOWLEDGE}/metadata/{{ual}}", "get"): ["404", "503"],
     (f"{KNOWLEDGE}/sparql", "get"): ["400", "406", "503"],
     (f"{KNOWLEDGE}/sparql", "post"): ["400", "406", "413", "415", "503"],

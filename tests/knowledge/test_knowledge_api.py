@@ -170,6 +170,32 @@ def test_a_scoped_token_files_requests_but_cannot_approve(
     assert one.json()["data"]["status"] == "rejected"
 
 
+def test_private_triples_stay_with_the_conversation_that_published_them(
+    client: TestClient, app: FastAPI, auth: dict[str, str]
+) -> None:
+    """Issue 29, M1: a token limited to conversation A cannot read the private part of an
+    asset that conversation B published, in either format; B and an unlimited token can."""
+    mint = app.state.auth_service.mint
+    a, b = ({"Authorization": f"Bearer {mint(conversation_id=c)}"} for c in ("a", "b"))
+    secret = {**DRUGS[0], "description": "internal trial note"}
+    created = client.post(
+        "/api/knowledge/requests",
+        headers=b,
+        json={"content": {"public": DRUGS[0], "private": secret}},
+    )
+    request_id = created.json()["data"]["id"]
+    approved = client.post(f"/api/knowledge/requests/{request_id}/approve", headers=auth)
+    ual = approved.json()["data"]["ual"]
+    for fmt in ("jsonld", "nquads"):
+        url, params = f"/api/knowledge/assets/{ual}", {"format": fmt, "includePrivate": "true"}
+        refused = client.get(url, headers=a, params=params)
+        assert refused.status_code == 403 and "internal trial note" not in refused.text
+        assert "internal trial note" not in client.get(url, headers=a, params={"format": fmt}).text
+        for reader in (b, auth):
+            allowed = client.get(url, headers=reader, params=params)
+            assert allowed.status_code == 200 and "internal trial note" in allowed.text
+
+
 def test_a_graph_mode_graph_publishes_and_queries_back(
     client: TestClient, auth: dict[str, str]
 ) -> None:

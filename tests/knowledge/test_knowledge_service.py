@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from graphwright.auth.models import Principal
 from graphwright.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graphwright.knowledge import vocab
 from graphwright.knowledge.service import KnowledgeService
@@ -242,7 +243,7 @@ async def test_private_triples_never_reach_queries(knowledge: KnowledgeService) 
     everything = await knowledge.query("SELECT ?o WHERE { GRAPH ?g { ?s ?p ?o } }")
     assert all(row["o"]["value"] != "internal trial note" for row in everything.rows)
     assert not any("internal" in line for line in (await knowledge.get_asset(ual)).public)
-    owner_view = await knowledge.get_asset(ual, include_private=True)
+    owner_view = await knowledge.get_asset(ual, private_for=Principal(1, None, "alice"))
     assert any("internal trial note" in line for line in owner_view.private)
 
 

@@ -55,15 +55,16 @@ async def list_assets(
 async def get_asset(
     ual: str,
     service: Service,
-    _caller: Caller,
+    caller: Caller,
     format: Literal["jsonld", "nquads"] = "jsonld",
     include_private: Annotated[bool, Query(alias="includePrivate")] = False,
 ) -> Response:
+    private_for = caller if include_private else None
     if format == "nquads":
-        content = await service.get_asset(ual, include_private=include_private)
+        content = await service.get_asset(ual, private_for=private_for)
         body = "\n".join(content.public + content.private) + "\n"
         return Response(body, media_type="application/n-quads")
-    return ok(await service.get_jsonld(ual, include_private=include_private))
+    return ok(await service.get_jsonld(ual, private_for=private_for))
 
 
 @router.get("/metadata/{ual:path}", summary="Publisher, time, transaction, block, later states")

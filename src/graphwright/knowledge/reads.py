@@ -11,6 +11,8 @@ import anyio
 import pyoxigraph as ox
 from pyld import jsonld
 
+from graphwright.auth.models import Principal
+from graphwright.auth.service import AuthService
 from graphwright.db import Database
 from graphwright.errors import InvalidInput
 from graphwright.knowledge import layout
@@ -48,26 +50,34 @@ class KnowledgeReads:
     async def _sync(fn: Callable[..., T], *args: Any) -> T:
         return await anyio.to_thread.run_sync(fn, *args)
 
-    async def get_asset(self, ual: str, *, include_private: bool = False) -> AssetContent:
+    async def get_asset(self, ual: str, *, private_for: Principal | None = None) -> AssetContent:
+        """The asset's public triples; with `private_for`, its private ones too, if that caller
+        may read them (Forbidden otherwise)."""
         parsed = Ual.parse(ual)
         content = await self.backend.get(parsed)
-        if include_private:
-            content.private = await self._sync(self._private_triples, parsed)
+        if private_for is not None:
+            content.private = await self._sync(self._private_triples, parsed, private_for)
         return content
 
-    async def get_jsonld(self, ual: str, *, include_private: bool = False) -> dict[str, Any]:
+    async def get_jsonld(self, ual: str, *, private_for: Principal | None = None) -> dict[str, Any]:
         """The asset as compact JSON-LD (schema.org as the vocabulary)."""
-        content = await self.get_asset(ual, include_private=include_private)
+        content = await self.get_asset(ual, private_for=private_for)
         nquads = "\n".join(content.public + content.private) + "\n"
         options = {"format": "application/n-quads", "documentLoader": load_document}
         expanded = jsonld.from_rdf(nquads, options)
         compact = jsonld.compact(expanded, JSONLD_CONTEXT, {"documentLoader": load_document})
         return {**compact, "@context": JSONLD_CONTEXT}
 
-    def _private_triples(self, ual: Ual) -> list[str]:
+    def _private_triples(self, ual: Ual, reader: Principal) -> list[str]:
+        """Private triples stay with the conversation whose request published them: a token
+        limited to another conversation may not read them."""
         with self._db.read() as session:
             row = RequestRepository(session).by_ual(str(ual.collection))
-        if row is None or not row.private_triples:
+        if row is None:
+            return []
+        if reader.conversation_id is not None:
+            AuthService.authorize(reader, row.conversation_id or "")
+        if not row.private_triples:
             return []
         if ual.is_collection:
             return [line for lines in row.private_triples.values() for line in lines]
