@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,38 @@ def test_the_rest_api_creates_searches_and_deletes(database: Database, tmp_path:
         refused = client.post("/api/conversations", json={"id": "c2"}, headers=scoped)
         assert refused.status_code == 403
         assert client.post("/api/conversations", json={}, headers=scoped).status_code == 403
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_creating_one_conversation_at_once_makes_it_once_and_answers_cleanly(
+    service: ChatService, round_: int
+) -> None:
+    """Issue 29, M4: requests racing to create one conversation id (explicitly, and on first
+    use by a chat turn) make it once; the others get a clean Conflict or the conversation,
+    never a database error."""
+    conversation_id = f"raced-{round_}"
+    start = threading.Barrier(12)
+    outcomes: list[str] = []
+
+    def create() -> None:
+        start.wait()
+        try:
+            service.create_conversation(ConversationCreate(id=conversation_id), actor="t")
+            outcomes.append("made")
+        except Conflict:
+            outcomes.append("conflict")
+
+    def first_use() -> None:
+        start.wait()
+        service._ensure_conversation(conversation_id, None, actor="t")
+        outcomes.append("used")
+
+    threads = [threading.Thread(target=create) for _ in range(6)]
+    threads += [threading.Thread(target=first_use) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(outcomes) == 12, outcomes  # no thread died of an IntegrityError
+    assert outcomes.count("used") == 6 and outcomes.count("made") <= 1
+    assert [c["id"] for c in service.list_conversations(only=conversation_id)] == [conversation_id]

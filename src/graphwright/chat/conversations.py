@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
+
 from graphwright.artifacts.models import ArtifactSummary, StoredArtifact
 from graphwright.artifacts.service import (
     ArtifactService,
@@ -64,19 +66,24 @@ class ChatConversations:
         """An empty conversation; in Graph Mode from the start if asked."""
         conversation_id = request.id or str(uuid.uuid4())
         now = utc_now()
-        with self.db.write() as session:
-            repo = ChatRepository(session)
-            if repo.conversation(conversation_id) is not None:
-                raise Conflict(f"A conversation '{conversation_id}' already exists")
-            row = Conversation(
-                id=conversation_id,
-                title=request.title or "New conversation",
-                mode=request.mode.value,
-                created_at=now,
-                updated_at=now,
-            )
-            repo.add(row)
-            return _conversation_json(row)
+        exists = Conflict(f"A conversation '{conversation_id}' already exists")
+        try:
+            with self.db.write() as session:
+                repo = ChatRepository(session)
+                if repo.conversation(conversation_id) is not None:
+                    raise exists
+                row = Conversation(
+                    id=conversation_id,
+                    title=request.title or "New conversation",
+                    mode=request.mode.value,
+                    created_at=now,
+                    updated_at=now,
+                )
+                repo.add(row)
+                session.flush()
+                return _conversation_json(row)
+        except IntegrityError:  # another request made it between the check and the insert
+            raise exists from None
 
     def _ensure_conversation(
         self, conversation_id: str, mode: Mode | None, *, actor: str
