@@ -11,6 +11,8 @@ it is not and the request waits for approval again.
 from __future__ import annotations
 
 import logging
+import random
+import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -44,6 +46,10 @@ from graphwright.settings import Settings
 logger = logging.getLogger(__name__)
 
 NUMBER_ATTEMPTS = 5
+# Servers sharing a database race for collection numbers; the loser retries (see
+# _allocate_number), up to 200 times with pauses of up to 20 x 5 ms.
+ALLOCATION_ATTEMPTS = 200
+ALLOCATION_PAUSE = 0.005
 DECIDED = (RequestStatus.PUBLISHED, RequestStatus.REJECTED, RequestStatus.PUBLISHING)
 SAMPLE_DATA_ACTOR = "graphwright sample data"
 # Told of each request a person decided (published or rejected), whichever door they used.
@@ -250,8 +256,9 @@ class KnowledgeService(KnowledgeReads):
 
     def _allocate_number(self, request_id: str, floor: int) -> int:
         """The next collection number, held by this request; unique across servers that share
-        the database (a concurrent taker makes this transaction fail, and it tries again)."""
-        for _ in range(NUMBER_ATTEMPTS):
+        the database. A concurrent taker makes this transaction fail: it tries again after a
+        random pause that grows with each loss, so that racing servers stop colliding."""
+        for attempt in range(ALLOCATION_ATTEMPTS):
             try:
                 with self._db.write() as session:
                     requests = RequestRepository(session)
@@ -259,7 +266,7 @@ class KnowledgeService(KnowledgeReads):
                     self._row(requests, request_id).collection_number = number
                 return number
             except IntegrityError:
-                continue
+                time.sleep(random.uniform(0, ALLOCATION_PAUSE * min(attempt + 1, 20)))
         raise Conflict("Could not allocate a collection number; try again")
 
     def reject(self, request_id: str, *, by: str, reason: str) -> PublicationRequestView:
