@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -23,7 +24,9 @@ from fastapi.testclient import TestClient
 
 from graphwright.app import create_app
 from graphwright.db import Database
+from graphwright.errors import Unauthorized
 from graphwright.knowledge import vocab
+from graphwright.knowledge.tools import READER_PURPOSE, READER_SCOPE
 from graphwright.settings import Settings
 from tests.conftest import free_port
 from tests.knowledge.conftest import DRUGS, kb_settings
@@ -382,3 +385,43 @@ async def test_the_chat_reads_the_running_apps_embedded_store(
     finally:
         server.should_exit = True
         await task
+
+
+def test_errors_come_when_the_request_is_made_not_later(
+    client: TestClient, auth: dict[str, str]
+) -> None:
+    """Issue 29, low: an unknown revisionOf is refused when the request is filed (it used to
+    fail at approval), and the metadata of an asset its collection does not hold is 404."""
+    ual = publish(client, auth, DRUGS)
+    never = ual.rsplit("/", 1)[0] + "/999"
+    body = {"content": DRUGS[0], "revisionOf": never}
+    refused = client.post("/api/knowledge/requests", headers=auth, json=body)
+    assert refused.status_code == 422 and f"revisionOf: {never} names no collection" in refused.text
+    revised = client.post("/api/knowledge/requests", headers=auth, json={**body, "revisionOf": ual})
+    assert revised.status_code == 201, revised.text
+    assert client.get(f"/api/knowledge/metadata/{ual}/2", headers=auth).status_code == 200
+    missing = client.get(f"/api/knowledge/metadata/{ual}/3", headers=auth)
+    assert missing.status_code == 404 and "holds 2 assets" in missing.text
+
+
+def test_a_killed_servers_reader_token_is_revoked_when_the_next_one_starts(
+    app: FastAPI, settings: Settings
+) -> None:
+    """Issue 29, low: a SIGKILLed server cannot revoke the token its knowledge tools read
+    with; the next server on the same store does, so none is left active for good."""
+    if settings.sparql_url:
+        pytest.skip("only a server with the embedded store gives its tools a reader token")
+    auth = app.state.auth_service
+    label = f"chat: knowledge tools ({app.state.knowledge_service.backend.description})"
+    leftover = auth.mint(conversation_id=READER_SCOPE, label=label, purpose=READER_PURPOSE)
+
+    def readers() -> list[str]:
+        now = datetime.now(UTC)
+        tokens = auth.list_tokens(everything=True)
+        return [t.state(now) for t in tokens if t.purpose == READER_PURPOSE]
+
+    with TestClient(app):
+        with pytest.raises(Unauthorized):
+            auth.authenticate(leftover)
+        assert sorted(readers()) == ["active", "revoked"]
+    assert readers() == ["revoked", "revoked"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, delete, select, update
+from sqlalchemy import ColumnElement, and_, delete, select, update
 from sqlalchemy.orm import Session
 
 from graphwright.auth.models import AuthToken
@@ -33,6 +33,9 @@ class TokenRepository:
             delete(AuthToken).where(AuthToken.expires_at.is_not(None), AuthToken.expires_at <= now)
         )
         return int(result.rowcount)  # type: ignore[attr-defined]
+
+    def revoke_named(self, label: str, purpose: str, when: datetime) -> bool:
+        return self._revoke(and_(AuthToken.label == label, AuthToken.purpose == purpose), when)
 
     def revoke_by_hash(self, token_hash: str, when: datetime) -> bool:
         return self._revoke(AuthToken.token_hash == token_hash, when)

@@ -90,6 +90,11 @@ class AuthService:
                 f"and cannot access conversation '{conversation_id}'"
             )
 
+    def revoke_named(self, label: str, *, purpose: str) -> None:
+        """Revoke every active token of this name and purpose (one a stopped process left)."""
+        with self._db.write() as session:
+            TokenRepository(session).revoke_named(label, purpose, datetime.now(UTC))
+
     def revoke_token(self, token: str) -> None:
         """Revoke a token by its value; an unknown or already revoked token is left as it is."""
         with self._db.write() as session:

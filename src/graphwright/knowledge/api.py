@@ -157,8 +157,8 @@ async def export(
 
 
 @router.post("/requests", status_code=201, summary="Ask to publish JSON-LD; a person approves")
-def create_request(body: PublishInput, service: Service, caller: Caller) -> Response:
-    request = service.request_publication(
+async def create_request(body: PublishInput, service: Service, caller: Caller) -> Response:
+    request = await service.file_request(
         body.content,
         requested_by=caller.actor,
         title=body.title,

@@ -13,8 +13,9 @@ from pyld import jsonld
 
 from graphwright.auth.models import Principal
 from graphwright.auth.service import AuthService
+from graphwright.core.words import counted
 from graphwright.db import Database
-from graphwright.errors import InvalidInput
+from graphwright.errors import InvalidInput, NotFound
 from graphwright.knowledge import layout
 from graphwright.knowledge.backends import KnowledgeBackend
 from graphwright.knowledge.jsonld import load_document
@@ -88,6 +89,11 @@ class KnowledgeReads:
         beside it (kept out of the public graph)."""
         parsed = Ual.parse(ual)
         metadata = await self.backend.metadata(parsed)
+        if not parsed.is_collection and str(parsed) not in metadata.knowledge_assets:
+            raise NotFound(
+                f"No knowledge asset {parsed}: its collection holds "
+                f"{counted(len(metadata.knowledge_assets), 'asset')}"
+            )
         metadata.details = await self._sync(self._request_details, parsed)
         return metadata
 

@@ -127,6 +127,23 @@ class KnowledgeService(KnowledgeReads):
                 logger.exception("A decision listener failed on request %s", request.id)
         return request
 
+    async def file_request(self, content: Any, **options: Any) -> PublicationRequestView:
+        """`request_publication` from a person or a tool: a `revision_of` must name a
+        collection this knowledge base holds, so that the request fails now, not at approval."""
+        if options.get("revision_of") is not None:
+            await self.require_collection(options["revision_of"], field="revisionOf")
+        return await self._sync(lambda: self.request_publication(content, **options))
+
+    async def require_collection(self, ual: str, *, field: str) -> None:
+        """InvalidInput unless `ual` names a published collection (or one of its assets)."""
+        try:
+            await self.backend.metadata(Ual.parse(ual))
+        except NotFound:
+            raise InvalidInput(
+                f"{field}: {ual} names no collection in this knowledge base; give the UAL of "
+                "a published collection"
+            ) from None
+
     def request_publication(
         self,
         content: Any,

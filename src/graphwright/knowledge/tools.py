@@ -96,10 +96,11 @@ def _answer_text(answer: QueryAnswer) -> str:
 # reaches the knowledge base's reads and no conversation's graph or artifacts.
 READER_SCOPE = "#knowledge-reader"
 # It needs no expiry: the subprocesses hold it as long as the server runs, and the server
-# revokes it when it stops.
+# revokes it when it stops, or, after a crash, when a server next opens the same store (one
+# process at a time holds an embedded store, so a token named for it is a leftover then).
 READER_PURPOSE = (
     "the chat's knowledge and miner tools read this server's knowledge base with it; "
-    "revoked when the server stops"
+    "revoked when the server stops, or when the next one starts after a crash"
 )
 
 
@@ -119,9 +120,9 @@ class KnowledgeReader:
     ) -> KnowledgeReader:
         if knowledge.backend.kind != "embedded":
             return cls({}, lambda: None)  # a server or node: the subprocess reaches it too
-        token = auth.mint(
-            conversation_id=READER_SCOPE, label="chat: knowledge tools", purpose=READER_PURPOSE
-        )
+        label = f"chat: knowledge tools ({knowledge.backend.description})"[:200]
+        auth.revoke_named(label, purpose=READER_PURPOSE)
+        token = auth.mint(conversation_id=READER_SCOPE, label=label, purpose=READER_PURPOSE)
         env = {
             "GRAPHWRIGHT_SPARQL_URL": f"{api_base_url}/api/knowledge/sparql",
             "GRAPHWRIGHT_SPARQL_UPDATE_URL": "",
@@ -204,7 +205,7 @@ def knowledge_server(
         The JSON-LD is checked now: an error names what does not expand.
         """
         principal = mcp_http.http_principal(ctx) if ctx else None
-        request = knowledge.request_publication(
+        request = await knowledge.file_request(
             jsonld,
             requested_by=principal.actor if principal else "mcp",
             title=title,
