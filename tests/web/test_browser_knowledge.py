@@ -84,9 +84,8 @@ def test_sparql_console_answers_as_a_table_and_explains_refusals(
 
     box = find(browser, "sparql-query", "input")
     for query, reason in (
-        ("INSERT DATA { <urn:a> <urn:b> <urn:c> }", "this is an update (INSERT)"),
-        ("SELECT ?s WHERE { ?s ?p", "SPARQL syntax error"),
-        ("ASK { SERVICE <http://127.0.0.1/> { ?s ?p ?o } }", "SERVICE (federated query)"),
+        ("INSERT DATA { <urn:a> <urn:b> <urn:c> }", "this is an update (INSERT DATA)"),
+        ("ASK { SERVICE <http://127.0.0.1/> { ?s ?p ?o } }", "SERVICE (a federated query)"),
     ):
         box.send_keys(Keys.CONTROL, "a")
         box.send_keys(query)
@@ -100,6 +99,24 @@ def test_sparql_console_answers_as_a_table_and_explains_refusals(
     box.send_keys("ASK { GRAPH ?g { ?s ?p ?o } }")
     click(browser, find(browser, "sparql-run"))
     wait(browser, lambda d: "Answer: yes" in find(d, "sparql-answer").text)
+
+
+def test_a_syntax_error_is_marked_in_the_sparql_console(browser: Any, live: LiveUI) -> None:
+    sign_in(browser, live.url, live.token)
+    browser.get(live.url + "/kb/sparql")
+    box = find(browser, "sparql-query", "input")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys("SELECT ?s\nWHERE { ?s ?p ?o . FILTER( }")
+    click(browser, find(browser, "sparql-run"))
+    wait(browser, lambda d: "Syntax error at line 2, column 20" in find(d, "sparql-error").text)
+    assert find(browser, "sparql-position").text == "Line 2, column 20"
+    marker = find(browser, "sparql-marker").text.split("\n")
+    assert marker == ["WHERE { ?s ?p ?o . FILTER( }", " " * 19 + "^"]
+    # The editor's selection is the place the parser stopped at.
+    selected = browser.execute_script(
+        "const box = arguments[0]; return [box.selectionStart, box.selectionEnd];", box
+    )
+    assert selected == [len("SELECT ?s\n") + 19, len("SELECT ?s\n") + 20]
 
 
 def test_pending_requests_are_approved_or_rejected(browser: Any, live: LiveUI) -> None:

@@ -11,6 +11,7 @@ in the query workers (`query_workers.py`), never on the event loop.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from pyparsing import ParseBaseException, ParseResults
@@ -63,6 +64,7 @@ class QueryNotAllowed(InvalidInput):
     http_status = 400
 
 
+@lru_cache(maxsize=512)  # the same query is asked again (a console, a model's retry): parse once
 def check_query(text: str) -> CheckedQuery:
     """The query, checked: InvalidQuery or QueryNotAllowed for anything but a read-only query
     of this knowledge base."""

@@ -4,6 +4,8 @@ SELECT, CONSTRUCT, ASK and DESCRIBE only, within the configured row and time lim
 
 from __future__ import annotations
 
+import html
+
 from nicegui import ui
 from starlette.responses import RedirectResponse
 
@@ -75,6 +77,30 @@ class SparqlConsole:
         ):
             ui.icon("error").props('aria-hidden="true"')
             ui.label(str(exc)).classes("grow")
+        position = (getattr(exc, "details", None) or {}).get("position")
+        if position:
+            self._mark(int(position["line"]), int(position["column"]))
+
+    def _mark(self, line: int, column: int) -> None:
+        """Show the line the parser stopped on with a caret under the column, and select that
+        place in the editor, so the eye goes straight to it."""
+        lines = (self.query.value or "").split("\n")
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        with self.answer:
+            ui.label(f"Line {line}, column {column}").classes("font-medium").mark(
+                "sparql-position"
+            ).props('data-testid="sparql-position"')
+            ui.html(
+                f"<pre class='font-mono text-sm'>{html.escape(text)}\n"
+                f"{' ' * (column - 1)}<mark aria-label='error here'>^</mark></pre>",
+                sanitize=False,
+            ).mark("sparql-marker").props('data-testid="sparql-marker"')
+        offset = sum(len(previous) + 1 for previous in lines[: line - 1]) + column - 1
+        ui.run_javascript(
+            f"const box = document.querySelector('[data-testid=\"sparql-query\"] textarea')"
+            f" || document.querySelector('textarea[data-testid=\"sparql-query\"]');"
+            f"if (box) {{ box.focus(); box.setSelectionRange({offset}, {offset + 1}); }}"
+        )
 
 
 def show(answer: QueryAnswer) -> None:
