@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request, Response
+from fastapi import Depends, FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -37,6 +37,7 @@ from graphwright.llm import load_chat_model
 from graphwright.miner import api as miner_api
 from graphwright.miner.service import MinerService
 from graphwright.miner.tools import miner_server
+from graphwright.nul_guard import refuse_nul
 from graphwright.openapi import install_openapi
 from graphwright.serving import (
     BODY_PARSE_ERROR,
@@ -82,6 +83,7 @@ def create_app(
         summary="Knowledge graphs per conversation, versioned, with undo and redo.",
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(refuse_nul)],
     )
     api_docs.install(app)  # /docs and /redoc from local files, not a CDN
     app.state.settings = settings
