@@ -29,6 +29,7 @@ from graphwright.graphmode.events import create_graph_events
 from graphwright.graphmode.limits import GraphLimits
 from graphwright.graphmode.service import GraphService
 from graphwright.graphmode.tools import graph_server
+from graphwright.http_policy import ResponsePolicy
 from graphwright.knowledge import api as knowledge_api
 from graphwright.knowledge.backends import open_backend
 from graphwright.knowledge.service import KnowledgeService
@@ -127,6 +128,8 @@ def create_app(
         from graphwright.web import mount  # NiceGUI is imported only where the UI is served
 
         mount(app)
+    # Outermost, so that it also sees the cookie the web UI's session middleware sets.
+    app.add_middleware(ResponsePolicy, secure_cookies=settings.secure_cookies)
     return app
 
 

@@ -27,6 +27,10 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     max_body_bytes: int = Field(default=50 * 1024 * 1024, description="Largest accepted body.")
+    trusted_proxies: list[str] = Field(
+        default=[], description="Proxy addresses whose X-Forwarded-Proto/-For are believed."
+    )
+    secure_cookies: bool = Field(default=False, description="Secure cookies even over HTTP.")
     mcp_sessions_per_token: int = Field(
         default=32, ge=1, description="Open MCP sessions per token and server; the oldest goes."
     )
