@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request, Response
+from fastapi import Depends, FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -29,6 +29,7 @@ from graphwright.graphmode.events import create_graph_events
 from graphwright.graphmode.limits import GraphLimits
 from graphwright.graphmode.service import GraphService
 from graphwright.graphmode.tools import graph_server
+from graphwright.http_policy import ResponsePolicy
 from graphwright.knowledge import api as knowledge_api
 from graphwright.knowledge.backends import open_backend
 from graphwright.knowledge.service import KnowledgeService
@@ -37,6 +38,7 @@ from graphwright.llm import load_chat_model
 from graphwright.miner import api as miner_api
 from graphwright.miner.service import MinerService
 from graphwright.miner.tools import miner_server
+from graphwright.nul_guard import refuse_nul
 from graphwright.openapi import install_openapi
 from graphwright.serving import (
     BODY_PARSE_ERROR,
@@ -82,6 +84,7 @@ def create_app(
         summary="Knowledge graphs per conversation, versioned, with undo and redo.",
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(refuse_nul)],
     )
     api_docs.install(app)  # /docs and /redoc from local files, not a CDN
     app.state.settings = settings
@@ -125,6 +128,8 @@ def create_app(
         from graphwright.web import mount  # NiceGUI is imported only where the UI is served
 
         mount(app)
+    # Outermost, so that it also sees the cookie the web UI's session middleware sets.
+    app.add_middleware(ResponsePolicy, secure_cookies=settings.secure_cookies)
     return app
 
 

@@ -7,7 +7,7 @@ each MCP session to the principal that opened it; `http_principal` gives a tool 
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -33,28 +33,59 @@ SESSION_HEADER = "mcp-session-id"
 class SessionOwners:
     """Which principal opened each streamable-HTTP session; first owner wins.
 
-    Memory stays bounded: only the `limit` most recently opened sessions are kept (a dict keeps
-    insertion order, so the oldest is dropped first). A dropped session is refused like an
-    unknown one, so its client opens a new session; it is never bound to anyone else.
+    Memory stays bounded and no token can crowd the others out: a principal keeps at most
+    `per_principal` sessions (opening one more evicts its own oldest), and all principals
+    together at most `limit` (past it, the oldest session of the principal holding the most
+    goes). `claim` returns the evicted session ids, for the caller to close. An evicted session
+    is refused like an unknown one, so its client opens a new session; it is never bound to
+    anyone else. Principals must be hashable.
     """
 
-    def __init__(self, limit: int = 10_000) -> None:
+    def __init__(self, limit: int = 1_000, per_principal: int | None = None) -> None:
         self.limit = limit
+        self.per_principal = min(per_principal or limit, limit)
         self._owners: dict[str, Any] = {}
+        # Per principal, its sessions oldest first (a dict keeps insertion order).
+        self._sessions_of: dict[Any, dict[str, None]] = {}
+
+    def __len__(self) -> int:
+        return len(self._owners)
 
     def owner(self, session_id: str) -> Any:
         """The principal that opened `session_id`, or None if it is not recorded."""
         return self._owners.get(session_id)
 
-    def claim(self, session_id: str, principal: Any) -> None:
+    def claim(self, session_id: str, principal: Any) -> list[str]:
+        """Record `session_id` for `principal`; returns the sessions evicted to make room."""
         if session_id in self._owners:
-            return
+            return []
         self._owners[session_id] = principal
+        own = self._sessions_of.setdefault(principal, {})
+        own[session_id] = None
+        evicted: list[str] = []
+        if len(own) > self.per_principal:
+            evicted.append(self._evict_oldest_of(principal))
         if len(self._owners) > self.limit:
-            del self._owners[next(iter(self._owners))]
+            heaviest = max(self._sessions_of, key=lambda who: len(self._sessions_of[who]))
+            evicted.append(self._evict_oldest_of(heaviest))
+        return evicted
 
     def forget(self, session_id: str) -> None:
-        self._owners.pop(session_id, None)
+        principal = self._owners.pop(session_id, None)
+        own = self._sessions_of.get(principal)
+        if own is not None:
+            own.pop(session_id, None)
+            if not own:
+                del self._sessions_of[principal]
+
+    def _evict_oldest_of(self, principal: Any) -> str:
+        oldest = next(iter(self._sessions_of[principal]))
+        self.forget(oldest)
+        return oldest
+
+
+SessionCloser = Callable[[str], Awaitable[None]]
+"""Closes an evicted session in the app behind `BearerAuth`, so it frees its memory."""
 
 
 class BearerAuth:
@@ -69,13 +100,22 @@ class BearerAuth:
     `sessions` for the request's principal. A request naming a session that is not recorded
     for its principal (compared with `==`) gets 404 `{"error": "Session not found"}`, the
     spec's answer for an unknown session, without reaching the app. A successful DELETE drops
-    the record.
+    the record. Sessions past the quotas of `SessionOwners` are closed with `close_session`.
     """
 
-    def __init__(self, app: ASGIApp, verify: TokenVerifier, *, max_sessions: int = 10_000) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        verify: TokenVerifier,
+        *,
+        max_sessions: int = 1_000,
+        sessions_per_principal: int | None = None,
+        close_session: SessionCloser | None = None,
+    ) -> None:
         self.app = app
         self.verify = verify
-        self.sessions = SessionOwners(max_sessions)
+        self.sessions = SessionOwners(max_sessions, sessions_per_principal)
+        self.close_session = close_session
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -108,7 +148,9 @@ class BearerAuth:
                 if deleted and session_id:
                     self.sessions.forget(session_id)
                 elif opened := _header(message.get("headers") or [], SESSION_HEADER):
-                    self.sessions.claim(opened, principal)
+                    for evicted in self.sessions.claim(opened, principal):
+                        if self.close_session is not None:
+                            await self.close_session(evicted)
             await send(message)
 
         return send_and_bind
@@ -149,19 +191,38 @@ def mount_http(
     *,
     verify_token: TokenVerifier | None,
     host: str = "127.0.0.1",
+    sessions_per_token: int = 32,
+    max_sessions: int = 1_000,
 ) -> str:
     """Serve `server` over streamable HTTP at /mcp/NAME inside `app` (FastAPI or Starlette).
 
     Adds a route and chains the server's session manager into the app's lifespan, so call it
     before the app starts. `verify_token=None` serves without auth (tests, local tools only).
     `host` is the address the app is served on: loopback hosts get DNS-rebinding protection.
-    Returns the mounted path.
+    A token keeps at most `sessions_per_token` sessions open and all tokens `max_sessions`
+    (see `SessionOwners`). Returns the mounted path.
     """
-    server.streamable_http_app(streamable_http_path="/", host=host)
+    # The SDK's own cap refuses everyone with 503 once reached; ours evicts first, so the SDK's
+    # is only a backstop for sessions still opening (twice ours).
+    server.streamable_http_app(streamable_http_path="/", host=host, max_sessions=2 * max_sessions)
     manager = server.session_manager
     endpoint: ASGIApp = StreamableHTTPASGIApp(manager)
+
+    async def close_session(session_id: str) -> None:
+        # The SDK has no public call to end a session server-side; DELETE needs the client's
+        # own request. `_discard_session` is what its idle timeout uses.
+        transport = manager._server_instances.get(session_id)
+        if transport is not None:
+            await manager._discard_session(session_id, transport)
+
     if verify_token is not None:
-        endpoint = BearerAuth(endpoint, verify_token)
+        endpoint = BearerAuth(
+            endpoint,
+            verify_token,
+            max_sessions=max_sessions,
+            sessions_per_principal=sessions_per_token,
+            close_session=close_session,
+        )
     path = f"/mcp/{name}"
     app.router.routes.append(Route(path, endpoint=endpoint))
 

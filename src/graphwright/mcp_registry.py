@@ -69,6 +69,7 @@ def mount_all(
     """
     from graphwright import mcp_http
 
+    quotas = settings or Settings()
     built = dict(servers or {})
     if unknown := sorted(built.keys() - SERVERS.keys()):
         raise NotFound(f"No MCP server named {unknown}. Known servers: {', '.join(names())}.")
@@ -79,6 +80,8 @@ def mount_all(
             built.get(name) or create(name, settings=settings),
             verify_token=verify_token,
             host=host,
+            sessions_per_token=quotas.mcp_sessions_per_token,
+            max_sessions=quotas.mcp_sessions_max,
         )
         for name in names()
     ]

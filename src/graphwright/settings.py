@@ -27,6 +27,16 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     max_body_bytes: int = Field(default=50 * 1024 * 1024, description="Largest accepted body.")
+    trusted_proxies: list[str] = Field(
+        default=[], description="Proxy addresses whose X-Forwarded-Proto/-For are believed."
+    )
+    secure_cookies: bool = Field(default=False, description="Secure cookies even over HTTP.")
+    mcp_sessions_per_token: int = Field(
+        default=32, ge=1, description="Open MCP sessions per token and server; the oldest goes."
+    )
+    mcp_sessions_max: int = Field(
+        default=1_000, ge=1, description="Open MCP sessions per server, all tokens together."
+    )
     # Graph write limits (graphmode/limits.py); a larger value gets a 422 naming field and limit.
     max_id_length: int = Field(default=500, ge=1, description="Node and edge ids, characters.")
     max_label_length: int = Field(default=10_000, ge=1, description="Labels, characters.")

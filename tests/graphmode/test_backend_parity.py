@@ -123,3 +123,95 @@ def test_sqlite_and_postgresql_answer_every_edge_case_alike(tmp_path: Path) -> N
     ]
     assert not differences, json.dumps(differences, indent=1, ensure_ascii=False)[:6000]
     assert all(status < 500 for status, _ in on_sqlite), on_sqlite
+
+
+# -- NUL in every text field of every route, generated from the OpenAPI document -------------
+
+NUL_TEXT = "a\x00b"
+NOT_REST = ("/a2a", "/.well-known/")  # A2A's own NUL rule is tested in tests/a2a
+
+
+def _resolve(schema: dict[str, Any], document: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in schema:
+        schema = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[-1]]
+    return schema
+
+
+def _text_paths(
+    schema: dict[str, Any], document: dict[str, Any], depth: int = 0
+) -> Iterator[list[str | int]]:
+    """Paths (keys and list indexes) to every string a JSON body of `schema` may hold."""
+    schema = _resolve(schema, document)
+    if depth > 4:
+        return
+    for option in schema.get("anyOf", []) + schema.get("oneOf", []):
+        yield from _text_paths(option, document, depth + 1)
+    if schema.get("type") == "string":
+        yield []
+    for name, child in schema.get("properties", {}).items():
+        for rest in _text_paths(child, document, depth + 1):
+            yield [name, *rest]
+    if schema.get("type") == "array" and "items" in schema:
+        for rest in _text_paths(schema["items"], document, depth + 1):
+            yield [0, *rest]
+
+
+def _holding(path: list[str | int]) -> Any:
+    value: Any = NUL_TEXT
+    for step in reversed(path):
+        value = [value] if isinstance(step, int) else {step: value}
+    return value
+
+
+def _nul_cases(document: dict[str, Any]) -> list[tuple[str, str, str | None, str]]:
+    """(method, url, JSON body, the field named in the refusal) for every text field."""
+    cases = []
+    for template, operations in document["paths"].items():
+        if template.startswith(NOT_REST):
+            continue
+        for method, operation in operations.items():
+            parameters = operation.get("parameters", [])
+            names = [p["name"] for p in parameters if p["in"] == "path"]
+            url = template
+            for name in names:
+                url = url.replace(f"{{{name}}}", "x")
+            for name in names:
+                cases.append((method, template.replace(f"{{{name}}}", "a%00b"), None, name))
+            for parameter in parameters:
+                if parameter["in"] == "query" and any(
+                    True for _ in _text_paths(parameter.get("schema", {}), document)
+                ):
+                    name = parameter["name"]
+                    cases.append((method, f"{url}?{name}=a%00b", None, name))
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+            for path in _text_paths(body.get("schema", {}) if body else {}, document):
+                where = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in path)
+                cases.append((method, url, json.dumps(_holding(path)), where.lstrip(".")))
+    return cases
+
+
+def _nul_answers(client: TestClient, cases: list[tuple[str, str, str | None, str]]) -> list[Any]:
+    answers = []
+    for method, url, body, _ in cases:
+        headers = {"content-type": "application/json"} if body is not None else {}
+        response = client.request(method, url, content=body, headers=headers)
+        answers.append((response.status_code, response.json()))
+    return answers
+
+
+def test_a_nul_in_any_text_field_of_any_route_is_refused_alike(tmp_path: Path) -> None:
+    with _client(f"sqlite:///{tmp_path / 'p.db'}", tmp_path / "a") as client:
+        cases = _nul_cases(client.app.openapi())
+        on_sqlite = _nul_answers(client, cases)
+    with pg_schema_url() as url, _client(url, tmp_path / "b") as client:
+        on_postgres = _nul_answers(client, cases)
+    assert len(cases) > 100  # every route's fields, not a sample
+    assert on_sqlite == on_postgres
+    wrong = [
+        (case, answer)
+        for case, answer in zip(cases, on_sqlite, strict=True)
+        if answer[0] != 422
+        or "NUL" not in answer[1]["error"]["message"]
+        or f"'{case[3]}'" not in answer[1]["error"]["message"]
+    ]
+    assert not wrong, json.dumps(wrong[:20], indent=1)

@@ -102,6 +102,52 @@ async def test_a_session_answers_only_the_token_that_opened_it(
     assert "addNode" in {tool["name"] for tool in sse_result(own.text)["tools"]}
 
 
+async def test_one_token_cannot_exhaust_the_sessions_of_a_server(
+    tmp_path: Path, database: Database
+) -> None:
+    settings = Settings(
+        home=tmp_path,
+        database_url=database.url,
+        offline=True,
+        mcp_sessions_per_token=3,
+        mcp_sessions_max=5,
+    )
+    app = create_app(settings, database=database)
+    tokens = [app.state.auth_service.mint(label=f"flooder{n}") for n in range(2)]
+    other = app.state.auth_service.mint(label="other")
+    streamable = {"Accept": "application/json, text/event-stream"}
+    manager = next(
+        route.endpoint.app.session_manager
+        for route in app.router.routes
+        if getattr(route, "path", "") == "/mcp/graph"
+    )
+
+    async def open_session(http: httpx.AsyncClient, token: str) -> httpx.Response:
+        return await http.post(
+            "/mcp/graph", json=INITIALIZE, headers=streamable | {"Authorization": f"Bearer {token}"}
+        )
+
+    async with serving(app) as base, httpx.AsyncClient(base_url=base, timeout=30) as http:
+        first = await open_session(http, tokens[0])
+        flood = [await open_session(http, token) for token in tokens for _ in range(20)]
+        open_count = len(manager._server_instances)
+        mine = await open_session(http, other)
+        evicted = await http.post(
+            "/mcp/graph",
+            json=LIST_TOOLS,
+            headers=streamable
+            | {
+                "Authorization": f"Bearer {tokens[0]}",
+                "mcp-session-id": first.headers["mcp-session-id"],
+                "mcp-protocol-version": LATEST_PROTOCOL_VERSION,
+            },
+        )
+    assert {response.status_code for response in flood} == {200}
+    assert open_count <= 5  # the server closed the evicted sessions, not only forgot them
+    assert mine.status_code == 200 and mine.headers["mcp-session-id"]
+    assert evicted.status_code == 404  # the flooder's oldest session went first
+
+
 def sse_result(body: str) -> dict[str, Any]:
     """The JSON-RPC result carried by the one `data:` line of a streamable-HTTP answer."""
     data = next(line for line in body.splitlines() if line.startswith("data:"))

@@ -231,3 +231,37 @@ def test_bearer_auth_refuses_a_session_it_no_longer_records_to_everyone() -> Non
         assert client.post("/", headers=as_user(token, "s1")).status_code == 404
     assert client.post("/", headers=as_user("bob", "s3")).status_code == 404
     assert calls == ["POST s1", "POST s2", "POST s3", "POST s2"]
+
+
+def test_a_principal_past_its_quota_loses_its_own_oldest_session() -> None:
+    closed: list[str] = []
+
+    async def close(session_id: str) -> None:
+        closed.append(session_id)
+
+    calls: list[str] = []
+    guarded = mcp_http.BearerAuth(
+        session_app(calls),
+        fresh_principal,
+        max_sessions=4,
+        sessions_per_principal=2,
+        close_session=close,
+    )
+    client = TestClient(Starlette(routes=[Route("/", guarded, methods=["POST", "DELETE"])]))
+    for _ in range(3):  # s1, s2, s3: alice keeps her newest two
+        client.post("/", headers=as_user("alice"))
+    assert closed == ["s1"]
+    assert client.post("/", headers=as_user("alice", "s1")).status_code == 404
+    assert client.post("/", headers=as_user("alice", "s3")).status_code == 200
+    assert client.post("/", headers=as_user("bob")).headers["mcp-session-id"] == "s4"
+    assert len(guarded.sessions) == 3
+
+
+def test_the_global_cap_evicts_from_the_principal_holding_the_most() -> None:
+    owners = mcp_http.SessionOwners(limit=4, per_principal=3)
+    for session_id in ("a1", "a2", "a3"):
+        assert owners.claim(session_id, "alice") == []
+    assert owners.claim("b1", "bob") == []
+    assert owners.claim("b2", "bob") == ["a1"]  # bob still gets his session
+    assert owners.owner("a1") is None and owners.owner("b2") == "bob"
+    assert len(owners) == 4

@@ -34,6 +34,10 @@ def serve(
     )
     if notice := app.state.model_setup.notice:
         console.print(notice, highlight=False, soft_wrap=True)
-    server = uvicorn.Server(server_config(app, host=settings.host, port=settings.port))
+    # X-Forwarded-Proto (https, hence Secure cookies) is believed from trusted proxies only.
+    proxies = {"proxy_headers": bool(settings.trusted_proxies)}
+    if settings.trusted_proxies:
+        proxies["forwarded_allow_ips"] = settings.trusted_proxies
+    server = uvicorn.Server(server_config(app, host=settings.host, port=settings.port, **proxies))
     with recorded(settings.home, settings.api_base_url):  # the CLI beside it finds it here
         server.run()

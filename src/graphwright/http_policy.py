@@ -1,0 +1,85 @@
+"""Headers and methods every response of the app follows, API and web pages alike.
+
+- No page may be framed by another site: `Content-Security-Policy: frame-ancestors 'self'`
+  (same-origin frames, as the web UI's MCP Apps views use, keep working).
+- The session cookie is `Secure` when the request came over HTTPS (`scope["scheme"]`, which
+  uvicorn sets from `X-Forwarded-Proto` only for the proxies `GRAPHWRIGHT_TRUSTED_PROXIES` names)
+  or always with `GRAPHWRIGHT_SECURE_COOKIES`.
+- A method no route takes anywhere (TRACE, CONNECT, ...) gets 405 with `Allow`, never the UI's
+  HTML 404.
+"""
+
+from __future__ import annotations
+
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from graphwright.envelope import failure
+
+FRAME_ANCESTORS = "frame-ancestors 'self'"
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+class ResponsePolicy:
+    def __init__(self, app: ASGIApp, *, secure_cookies: bool = False) -> None:
+        self.app = app
+        self.secure_cookies = secure_cookies
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] not in METHODS:
+            await self._refuse_method(scope, receive, send)
+            return
+        secure = self.secure_cookies or scope.get("scheme") == "https"
+
+        async def send_with_policy(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                _frame_ancestors(headers)
+                if secure:
+                    _secure_cookies(headers)
+            await send(message)
+
+        await self.app(scope, receive, send_with_policy)
+
+    async def _refuse_method(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The app's own 405 (its `Allow` names the route's methods), or ours for any other
+        answer, such as the web UI's HTML 404 for a path only its catch-all matches."""
+        refused = False
+
+        async def send_405(message: Message) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start":
+                refused = message["status"] != 405
+                _frame_ancestors(MutableHeaders(scope=message))
+            if not refused:
+                await send(message)
+
+        await self.app(scope, receive, send_405)
+        if refused:
+            response = failure(
+                405, "method_not_allowed", f"{scope['method']} is not allowed on this server"
+            )
+            response.headers["Allow"] = ", ".join(METHODS)
+            response.headers["Content-Security-Policy"] = FRAME_ANCESTORS
+            await response(scope, receive, send)
+
+
+def _frame_ancestors(headers: MutableHeaders) -> None:
+    policy = headers.get("content-security-policy")
+    if policy is None:
+        headers["Content-Security-Policy"] = FRAME_ANCESTORS
+    elif "frame-ancestors" not in policy:
+        headers["Content-Security-Policy"] = f"{policy.rstrip('; ')}; {FRAME_ANCESTORS}"
+
+
+def _secure_cookies(headers: MutableHeaders) -> None:
+    cookies = headers.getlist("set-cookie")
+    if not cookies:
+        return
+    del headers["set-cookie"]
+    for cookie in cookies:
+        attributes = {part.strip().lower() for part in cookie.split(";")[1:]}
+        headers.append("set-cookie", cookie if "secure" in attributes else f"{cookie}; Secure")
