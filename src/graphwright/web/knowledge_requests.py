@@ -163,7 +163,7 @@ class RequestList:
 
 
 _COLOURS = {
-    "pending": "orange-9",
+    "pending": "deep-orange-10",  # orange-9 under white text is 3.1:1, below WCAG AA
     "publishing": "blue-9",
     "published": "green-9",
     "rejected": "red-9",
