@@ -40,7 +40,7 @@ class ConversationList:
         self.principal = principal
         with ui.column().classes("w-full max-w-5xl mx-auto gap-3 p-4"):
             if notice := context.chat.model_notice:
-                model_banner(notice)
+                model_banner(context, notice)
             with ui.row().classes("w-full items-end gap-2"):
                 self.search = (
                     ui.input("Search conversations", on_change=self.refresh)

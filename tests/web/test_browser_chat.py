@@ -1,0 +1,127 @@
+"""The chat column in real Chromium as a person uses it: it follows the answer as it arrives,
+stops when they scroll up and offers a way back; the no-model banner is compact and can be
+dismissed, the message box stays on screen at common window sizes; Enter sends and Shift+Enter
+starts a new line. One server (with the small `flaky` test MCP server) and one browser."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
+from selenium.webdriver.common.keys import Keys
+
+from tests.web.browser import click, find, find_all, gone, sign_in, wait
+from tests.web.chat_support import flaky_only
+from tests.web.conftest import LiveUI, serve_ui
+from tests.web.test_browser import turn_finished
+
+pytestmark = pytest.mark.timeout(600)
+SIZES = ((1280, 720), (1280, 800), (1920, 1080))
+
+
+@pytest.fixture(scope="module")
+def chat_live(
+    module_database_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveUI]:
+    home = tmp_path_factory.mktemp("chat-home")
+    with serve_ui(module_database_url, home, servers=flaky_only(), kb_sample_data=False) as live:
+        yield live
+
+
+def open_conversation(driver: Any, live: LiveUI, title: str) -> str:
+    with live.api() as api:
+        cid = api.post("/api/conversations", json={"title": title}).json()["data"]["id"]
+    sign_in(driver, live.url, live.token)
+    driver.get(f"{live.url}/c/{cid}")
+    find(driver, "message-input", "input")
+    return cid
+
+
+def on_screen(driver: Any, element: Any, *, end_only: bool = False) -> bool:
+    """Whether `element` (or, for a long message, its end) is inside the window and inside
+    the box that scrolls it."""
+    return driver.execute_script(
+        """const [element, endOnly] = arguments, e = element.getBoundingClientRect();
+        const box = element.closest('[data-testid="messages"]');
+        const b = box ? box.getBoundingClientRect() : {top: 0, bottom: innerHeight};
+        const top = endOnly ? e.bottom - 20 : e.top;
+        return e.height > 0 && top >= Math.max(0, b.top) - 1
+            && e.bottom <= Math.min(innerHeight, b.bottom) + 1;""",
+        element,
+        end_only,
+    )
+
+
+def send_turn(driver: Any, text: str, count: int) -> None:
+    find(driver, "message-input", "input").send_keys(text + Keys.ENTER)
+    turn_finished(driver, count)
+
+
+def newest_shown(driver: Any) -> bool:
+    messages = find_all(driver, "message-assistant")
+    return bool(messages) and on_screen(driver, messages[-1], end_only=True)
+
+
+def test_the_chat_follows_the_answer_until_the_reader_scrolls_up(
+    browser: Any, chat_live: LiveUI
+) -> None:
+    browser.set_window_size(1280, 720)
+    open_conversation(browser, chat_live, "Scrolling")
+    for count in range(1, 4):  # /help is long: three of them overflow the message list
+        send_turn(browser, "/help", count)
+        wait(browser, newest_shown)
+    box = find(browser, "messages")
+    assert browser.execute_script("return arguments[0].scrollTop", box) > 0
+    assert not any(e.is_displayed() for e in find_all(browser, "jump-to-latest"))
+
+    find(browser, "message-input", "input").send_keys("/flaky.sleep 5" + Keys.ENTER)
+    wait(browser, lambda d: any("running" in c.text for c in find_all(d, "tool-call")))
+    ActionChains(browser).scroll_from_origin(ScrollOrigin.from_element(box), 0, -1500).perform()
+    jump = find(browser, "jump-to-latest")  # shown once the reader has left the bottom
+    scrolled_to = browser.execute_script("return arguments[0].scrollTop", box)
+    turn_finished(browser, 4)
+    assert browser.execute_script("return arguments[0].scrollTop", box) == scrolled_to
+    assert not newest_shown(browser)
+
+    click(browser, jump)
+    wait(browser, newest_shown)
+    gone(browser, "jump-to-latest")
+
+
+def test_the_banner_is_compact_dismissible_and_the_box_stays_on_screen(
+    browser: Any, chat_live: LiveUI
+) -> None:
+    for width, height in SIZES:
+        browser.set_window_size(width, height)
+        open_conversation(browser, chat_live, f"Window {width}x{height}")
+        banner = find(browser, "model-banner-row")
+        assert banner.size["height"] <= 64, banner.size  # one short line, not a block
+        send_turn(browser, "/help", 1)
+        wait(browser, lambda d: on_screen(d, find(d, "message-input", "input")))
+        wait(browser, newest_shown)
+    click(browser, find(browser, "dismiss-banner"))
+    gone(browser, "model-banner-row")
+    browser.refresh()  # dismissed stays dismissed in this browser
+    find(browser, "message-input", "input")
+    assert not any(e.is_displayed() for e in find_all(browser, "model-banner-row"))
+    browser.set_window_size(1280, 720)
+
+
+def test_enter_sends_and_shift_enter_starts_a_new_line(browser: Any, chat_live: LiveUI) -> None:
+    browser.set_window_size(1280, 720)
+    open_conversation(browser, chat_live, "Two lines")
+    box = find(browser, "message-input", "input")
+    box.send_keys("/flaky.echo first line")
+    ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
+    box.send_keys("/flaky.echo second line")
+    assert box.get_attribute("value") == "/flaky.echo first line\n/flaky.echo second line"
+    box.send_keys(Keys.ENTER)
+    turn_finished(browser, 1)
+    cards = [c.text for c in find_all(browser, "tool-call")]
+    assert len(cards) == 2 and all("flaky.echo · done" in c for c in cards), cards
+    said = find_all(browser, "message-user")[-1].text
+    assert "/flaky.echo first line" in said and "/flaky.echo second line" in said
+    assert find(browser, "message-input", "input").get_attribute("value") == ""
