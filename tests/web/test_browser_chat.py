@@ -125,3 +125,14 @@ def test_enter_sends_and_shift_enter_starts_a_new_line(browser: Any, chat_live: 
     said = find_all(browser, "message-user")[-1].text
     assert "/flaky.echo first line" in said and "/flaky.echo second line" in said
     assert find(browser, "message-input", "input").get_attribute("value") == ""
+
+
+def test_the_miner_bar_stays_folded_until_asked_for(browser: Any, chat_live: LiveUI) -> None:
+    browser.set_window_size(1280, 720)
+    open_conversation(browser, chat_live, "No miner yet")
+    toggle = find(browser, "open-miner")
+    assert not any(e.is_displayed() for e in find_all(browser, "tag-bar"))
+    assert toggle.size["height"] <= 48, toggle.size  # one slim line above the messages
+    click(browser, toggle)
+    find(browser, "tag-bar")
+    find(browser, "tag-drug_targets")
