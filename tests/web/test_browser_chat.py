@@ -27,13 +27,15 @@ def chat_live(
     module_database_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LiveUI]:
     home = tmp_path_factory.mktemp("chat-home")
-    with serve_ui(module_database_url, home, servers=flaky_only(), kb_sample_data=False) as live:
+    servers = {**flaky_only(), "graph": {}}  # the graph server too, for Graph Mode's refusals
+    with serve_ui(module_database_url, home, servers=servers, kb_sample_data=False) as live:
         yield live
 
 
-def open_conversation(driver: Any, live: LiveUI, title: str) -> str:
+def open_conversation(driver: Any, live: LiveUI, title: str, mode: str = "normal") -> str:
     with live.api() as api:
-        cid = api.post("/api/conversations", json={"title": title}).json()["data"]["id"]
+        made = api.post("/api/conversations", json={"title": title, "mode": mode})
+        cid = made.json()["data"]["id"]
     sign_in(driver, live.url, live.token)
     driver.get(f"{live.url}/c/{cid}")
     find(driver, "message-input", "input")
@@ -136,3 +138,37 @@ def test_the_miner_bar_stays_folded_until_asked_for(browser: Any, chat_live: Liv
     click(browser, toggle)
     find(browser, "tag-bar")
     find(browser, "tag-drug_targets")
+
+
+def test_each_error_is_shown_once_in_the_words_of_the_page(browser: Any, chat_live: LiveUI) -> None:
+    browser.set_window_size(1280, 720)
+    open_conversation(browser, chat_live, "Errors")
+    send_turn(browser, "/flaky.echo", 1)
+    page = find(browser, "messages").text
+    usage = "/flaky.echo needs text: /flaky.echo <text>"
+    assert page.count("/flaky.echo needs text") == 1 and usage in page, page
+    assert [e.text for e in find_all(browser, "turn-error")] == [usage]
+
+    open_conversation(browser, chat_live, "Errors in Graph Mode", mode="graph_mode")
+    send_turn(browser, "/flaky.echo hi", 1)
+    [error] = [e.text for e in find_all(browser, "turn-error")]
+    assert "PATCH" not in error and "/api/" not in error, error
+    assert "Normal" in error and "Mode switch" in error, error
+    page = find(browser, "messages").text
+    assert page.count("not offered in Graph Mode") == 1 and "PATCH" not in page, page
+
+
+def test_lines_meant_for_the_model_are_not_shown(browser: Any, chat_live: LiveUI) -> None:
+    browser.set_window_size(1280, 720)
+    open_conversation(browser, chat_live, "Pointers")
+    send_turn(browser, "/flaky.chain TP53,MDM2", 1)
+    find(browser, "artifact-link")
+    page = browser.find_element("tag name", "body").text
+    assert "A chain of 2 nodes." in page
+    assert "as an artifact" not in page and "shown to the user" not in page, page
+    browser.refresh()  # and not from the stored message either
+    find(browser, "artifact-link")
+    for card in find_all(browser, "tool-call"):
+        click(browser, card)
+    page = browser.find_element("tag name", "body").text
+    assert "A chain of 2 nodes." in page and "as an artifact" not in page, page
