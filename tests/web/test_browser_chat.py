@@ -172,3 +172,36 @@ def test_lines_meant_for_the_model_are_not_shown(browser: Any, chat_live: LiveUI
         click(browser, card)
     page = browser.find_element("tag name", "body").text
     assert "A chain of 2 nodes." in page and "as an artifact" not in page, page
+
+
+def test_a_conversation_is_titled_from_its_first_message_and_renamed(
+    browser: Any, chat_live: LiveUI
+) -> None:
+    browser.set_window_size(1280, 720)
+    sign_in(browser, chat_live.url, chat_live.token)
+    browser.get(chat_live.url + "/")
+    click(browser, find(browser, "create"))  # no title typed
+    send_turn(browser, "/flaky.chain TP53,MDM2", 1)
+    chat_url = browser.current_url
+    picker = find(browser, "artifact-picker")
+    click(browser, picker)
+    options = wait(
+        browser,
+        lambda d: [e.text for e in d.find_elements("css selector", ".q-menu .q-item") if e.text],
+    )
+    kinds = [option.lower().partition(": ") for option in options]
+    assert kinds and not any(rest.startswith(kind) for kind, _, rest in kinds), options
+    assert any(option.lower().startswith("knowledge graph") for option in options), options
+
+    browser.get(chat_live.url + "/")
+    title = "Chain of TP53,MDM2"
+    wait(browser, lambda d: title in [e.text for e in find_all(d, "conversation-title")])
+    link = next(e for e in find_all(browser, "conversation-title") if e.text == title)
+    row = link.find_element("xpath", "./ancestor::div[contains(@class, 'q-card')]")
+    click(browser, row.find_element("css selector", '[data-testid="rename"]'))
+    box = find(browser, "rename-title", "input")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys("TP53 and MDM2" + Keys.ENTER)
+    wait(browser, lambda d: "TP53 and MDM2" in [e.text for e in find_all(d, "conversation-title")])
+    browser.get(chat_url + "/graph")  # the editor's page is named by the title too
+    assert find(browser, "page-title").text == "Graph: TP53 and MDM2"

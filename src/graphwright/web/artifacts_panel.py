@@ -71,10 +71,7 @@ class ArtifactsPanel:
             context_id=self.conversation_id,
         )
         self.summaries = {s.artifact_id: s for s in summaries}
-        self.picker.options = {
-            s.artifact_id: f"{KIND_NAMES.get(s.media_type or '', s.media_type)}: {s.name or ''}"
-            for s in summaries
-        }
+        self.picker.options = {s.artifact_id: _picker_name(s) for s in summaries}
         self.picker.update()
         if not summaries:
             self.body.clear()
@@ -189,3 +186,10 @@ def show_diff(found: dict[str, Any]) -> None:
                 ui.label(str(citation.get("title") or citation.get("pmid"))).classes("text-sm")
     else:
         ui.code("\n".join(found["lines"]) or "(no change)").classes("w-full")
+
+
+def _picker_name(summary: Any) -> str:
+    """ "Kind: name", less the kind when the name already says it ("Knowledge graph: TP53")."""
+    kind = KIND_NAMES.get(summary.media_type or "", summary.media_type or "Artifact")
+    name = summary.name or ""
+    return name if name.lower().startswith(kind.lower()) else f"{kind}: {name}"

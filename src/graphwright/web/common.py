@@ -127,7 +127,7 @@ def frame(context: WebContext, principal: Principal, title: str) -> None:
     ui.add_css(PAGE_CSS)
     with ui.header().classes("items-center gap-4 bg-slate-800 text-white px-4 py-2"):
         ui.link("graphwright", "/").classes("text-lg font-bold text-white no-underline")
-        ui.label(title).classes("text-base truncate")
+        named(ui.label(title).classes("text-base truncate"), "page-title")
         ui.space()
         ui.link("Knowledge base", "/kb").classes("text-sm text-white").mark("nav-kb").props(
             'data-testid="nav-kb"'
