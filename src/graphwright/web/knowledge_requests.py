@@ -16,7 +16,7 @@ from graphwright.auth.models import Principal
 from graphwright.errors import GraphwrightError
 from graphwright.knowledge.schemas import PublicationRequestView
 from graphwright.knowledge.service import decider
-from graphwright.web.common import SIGN_IN, call, guarded, io, named, signed_in
+from graphwright.web.common import SIGN_IN, call, code, guarded, io, named, signed_in
 from graphwright.web.context import WebContext
 from graphwright.web.knowledge_pages import asset_path, knowledge_frame
 
@@ -118,7 +118,7 @@ class RequestList:
                 "request-jsonld",
             ):
                 text = orjson.dumps(request.content, option=orjson.OPT_INDENT_2).decode()
-                ui.code(text, language="json").classes("w-full text-sm max-h-96 overflow-auto")
+                code(text, language="json").classes("w-full text-sm max-h-96 overflow-auto")
             if request.status in ("pending", "failed") and self.may_decide:
                 with ui.row().classes("gap-2"):
                     ui.button(

@@ -9,7 +9,7 @@ import orjson
 from nicegui import ui
 
 from graphwright.artifacts.collectors import without_pointers
-from graphwright.web.common import MODE_NAMES, markdown
+from graphwright.web.common import MODE_NAMES, code, markdown
 
 if TYPE_CHECKING:
     from graphwright.web.chat_page import ChatPage
@@ -29,7 +29,7 @@ class ToolCard:
             .props('data-testid="tool-call"') as self.expansion
         ):
             ui.label("Arguments").classes("text-xs font-bold")
-            ui.code(orjson.dumps(arguments, option=orjson.OPT_INDENT_2).decode()).classes(
+            code(orjson.dumps(arguments, option=orjson.OPT_INDENT_2).decode()).classes(
                 "w-full text-xs"
             )
             self.result = ui.column().classes("w-full")
@@ -44,7 +44,7 @@ class ToolCard:
         with self.result:
             ui.label("Error" if is_error else "Result").classes("text-xs font-bold")
             text = without_pointers(text)
-            ui.code(text[:RESULT_PREVIEW] + ("…" if len(text) > RESULT_PREVIEW else "")).classes(
+            code(text[:RESULT_PREVIEW] + ("…" if len(text) > RESULT_PREVIEW else "")).classes(
                 "w-full text-xs"
             )
 
