@@ -16,8 +16,12 @@ INSPECTOR := .mcp-inspector/node_modules/.bin/mcp-inspector
 # tests/mcp/test_conformance.py, installed once into a git-ignored node_modules.
 CONFORMANCE_VERSION := 0.1.16
 CONFORMANCE := .mcp-conformance/node_modules/.bin/conformance
+# axe-core, injected into pages by the browser tests (tests/web/test_browser_a11y.py), installed
+# once into a git-ignored node_modules.
+AXE_VERSION := 4.11.0
+AXE := .axe-core/node_modules/axe-core/axe.min.js
 
-.PHONY: run test lint format install install-test bench clean inspector conformance browser
+.PHONY: run test lint format install install-test bench clean inspector conformance browser axe
 
 # `make run` installs what running needs; `make test` adds the test extras (pytest, selenium,
 # schemathesis, ruff, ...), which running never loads.
@@ -63,6 +67,12 @@ conformance:
 			@modelcontextprotocol/conformance@$(CONFORMANCE_VERSION) node@22; \
 	else echo "npm is missing: the MCP conformance test will be skipped"; fi
 
+axe:
+	@if test -f $(AXE); then :; \
+	elif command -v npm >/dev/null; then \
+		npm install --no-save --no-audit --no-fund --prefix .axe-core axe-core@$(AXE_VERSION); \
+	else echo "npm is missing: the accessibility tests will be skipped"; fi
+
 # Debian's Chromium and ChromeDriver for tests/web (CI runs as root); never a downloaded browser.
 browser:
 	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
@@ -75,7 +85,7 @@ browser:
 # The Python install and the three downloads run side by side: most of their time is waiting
 # on the network, and `make test` must stay well inside CI's 20 minutes.
 test:
-	$(MAKE) --jobs=4 --output-sync=target lint inspector conformance browser
+	$(MAKE) --jobs=5 --output-sync=target lint inspector conformance browser axe
 	@if $(BIN)/python -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
 		echo "PostgreSQL answers: testing on SQLite and PostgreSQL"; \
 		export GRAPHWRIGHT_TEST_DATABASE_URL=$(PG_URL); \

@@ -63,7 +63,7 @@ async def test_turns_are_stored_and_reload_with_artifact_versions(service: ChatS
     assert nodes == {"A", "B", "C"}
 
     body = service.get_conversation("c1")
-    assert body["title"] == "/flaky.chain A,B" and body["mode"] == "normal"
+    assert body["title"] == "Chain of A,B" and body["mode"] == "normal"  # readable title
     roles = [(m["role"], m["status"]) for m in body["messages"]]
     assert roles == [("user", "complete"), ("assistant", "complete")] * 2
     answers = [m for m in body["messages"] if m["role"] == "assistant"]

@@ -87,9 +87,11 @@ def serve_ui(
     home: Path,
     *,
     prepare: Callable[[FastAPI], None] = lambda _app: None,
+    servers: dict[str, Any] | None = None,
     **overrides: Any,
 ) -> Iterator[LiveUI]:
-    """A live graphwright server with the UI on a free port; `prepare` sees the app first."""
+    """A live graphwright server with the UI on a free port; `prepare` sees the app first;
+    `servers` adds to or overrides the MCP configuration (as `mcp_config`'s)."""
     port = free_port()
     settings = Settings(
         home=home,
@@ -98,7 +100,7 @@ def serve_ui(
         model=None,
         port=port,
         api_url=f"http://127.0.0.1:{port}",
-        mcp_config=mcp_config(home),
+        mcp_config=mcp_config(home, servers),
         **overrides,
     )
     with nicegui_reset_globals():

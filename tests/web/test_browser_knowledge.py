@@ -10,7 +10,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from tests.web.browser import by_text, click, find, find_all, gone, sign_in, texts, wait
+from tests.web.browser import click, find, find_all, gone, sign_in, texts, wait
 from tests.web.browser import testid as css
 from tests.web.conftest import SCREENSHOTS, LiveUI
 
@@ -126,6 +126,8 @@ def test_pending_requests_are_approved_or_rejected(browser: Any, live: LiveUI) -
     browser.get(live.url + "/kb/requests")
     card = find(browser, f"request-{good['id']}")
     assert "good one" in card.text and "pending" in card.text
+    jsonld = card.find_element(By.CSS_SELECTOR, css("request-jsonld"))
+    assert jsonld.is_displayed() and '"urn:test:good"' in jsonld.text  # open, beside Approve
     click(browser, card.find_element(By.CSS_SELECTOR, css("approve")))
     gone(browser, f"request-{good['id']}")
     approved = request_of(live, good["id"])
@@ -134,10 +136,9 @@ def test_pending_requests_are_approved_or_rejected(browser: Any, live: LiveUI) -
     card = find(browser, f"request-{bad['id']}")
     click(browser, card.find_element(By.CSS_SELECTOR, css("reject")))
     click(browser, find(browser, "reject-confirm"))  # no reason: refused, and said so
-    by_text(browser, "A rejection needs a reason")
+    assert "A rejection needs a reason" in find(browser, "reject-problem").text
+    assert find(browser, "reject-dialog").is_displayed()  # still open, to give the reason
     assert request_of(live, bad["id"])["status"] == "pending"
-    click(browser, find(browser, f"request-{bad['id']}").find_element(
-        By.CSS_SELECTOR, css("reject")))  # fmt: skip
     find(browser, "reject-reason", "input").send_keys("no source given")
     click(browser, find(browser, "reject-confirm"))
     gone(browser, f"request-{bad['id']}")

@@ -79,6 +79,7 @@ def open_new_conversation(driver: Any, live: LiveUI, title: str) -> None:
         conversation = api.post("/api/conversations", json={"title": title}).json()["data"]
     sign_in(driver, live.url, live.token)
     driver.get(f"{live.url}/c/{conversation['id']}")
+    click(driver, find(driver, "open-miner"))  # the miner's bar is folded until asked for
 
 
 def waiting_run(live: LiveUI) -> dict[str, Any] | None:
@@ -96,6 +97,7 @@ def test_mine_approve_in_the_one_queue_and_a_duplicate_is_not_offered(
     assert "Memory is what the knowledge miner keeps" in browser.page_source
     assert "No tag has notes yet" in text_of(browser, "memory-empty")
     browser.back()
+    click(browser, find(browser, "open-miner"))
     find(browser, "tag-bar")
     assert not any(e.is_displayed() for e in find_all(browser, "agent-workspace"))  # until a run
     click(browser, find(browser, f"tag-{TAG}"))

@@ -164,11 +164,7 @@ class _Collector:
         if artifact is not None:
             # The model gets a short pointer, not the payload (a whole graph would flood it).
             self.collected.model_content.append(
-                {
-                    "type": "text",
-                    "text": f"[{artifact.name} ({resource['mimeType']}) is shown to the user "
-                    "as an artifact.]",
-                }
+                {"type": "text", "text": artifact_pointer(artifact.name, resource["mimeType"])}
             )
 
     def legacy_fields(self, raw: Mapping[str, Any]) -> None:
@@ -397,3 +393,19 @@ def knowledge_in(result: Mapping[str, Any], *, name: str) -> Knowledge:
             elif part.media_type == BIBLIOGRAPHY and isinstance(part.data, list):
                 found.citations.extend(part.data)
     return found
+
+
+POINTER_END = " is shown to the user as an artifact.]"
+
+
+def artifact_pointer(name: str, media_type: str) -> str:
+    """The line that tells the model an artifact is on the person's screen."""
+    return f"[{name} ({media_type}){POINTER_END}"
+
+
+def without_pointers(text: str) -> str:
+    """`text` less the lines written for the model only (`artifact_pointer`'s): the person sees
+    the artifact itself."""
+    lines = text.split("\n")
+    kept = [line for line in lines if not (line.startswith("[") and line.endswith(POINTER_END))]
+    return "\n".join(kept)

@@ -38,6 +38,7 @@ from graphwright.graphmode.service import GraphService
 
 HISTORY_MESSAGES = 40
 TITLE_CHARS = 80
+DEFAULT_TITLE = "New conversation"  # until the first message gives it a readable one
 
 
 class ChatConversations:
@@ -74,7 +75,7 @@ class ChatConversations:
                     raise exists
                 row = Conversation(
                     id=conversation_id,
-                    title=request.title or "New conversation",
+                    title=request.title or DEFAULT_TITLE,
                     mode=request.mode.value,
                     created_at=now,
                     updated_at=now,
@@ -205,6 +206,8 @@ class ChatConversations:
             row.updated_at = now
             history = repo.messages(conversation_id, last=HISTORY_MESSAGES)
             seq = history[-1].seq + 1 if history else 0
+            if seq == 0 and row.title == DEFAULT_TITLE:
+                row.title = _title(request.message)
             repo.add(message_row(conversation_id, seq, role="user", content=request.message))
         return mode, history
 
@@ -315,8 +318,20 @@ def message_row(
 
 
 def _title(message: str) -> str:
-    first = " ".join(message.split())
+    """A readable title from a first message: its first line, and a slash command in words
+    (`/kg.queryNeighbors TP53` is "Query neighbors of TP53")."""
+    first = " ".join(next((line for line in message.splitlines() if line.strip()), "").split())
+    if first.startswith("/"):
+        command, _, rest = first[1:].partition(" ")
+        words = _words(command.rsplit(".", 1)[-1]) or "Command"
+        first = f"{words} of {rest}" if rest else words
     return first if len(first) <= TITLE_CHARS else first[: TITLE_CHARS - 1] + "…"
+
+
+def _words(name: str) -> str:
+    """`queryNeighbors` or `query_neighbors` as "Query neighbors"."""
+    spaced = "".join(f" {c.lower()}" if c.isupper() else c for c in name.replace("_", " "))
+    return " ".join(spaced.split()).capitalize()
 
 
 def _no_conversation(conversation_id: str) -> NotFound:

@@ -186,7 +186,10 @@ class Turn:
                 head = line[1:].split(" ", 1)[0]
                 hint = mode_hint(head, self.context.mode, by_name, self.manager.connections)
                 message = hint or str(exc)
-                self.emit("error", {"command": line, "message": message})
+                error: dict[str, Any] = {"command": line, "message": message}
+                if hint:  # a page can word the switch its own way (the UI has a Mode switch)
+                    error |= {"tool": head, "offeredIn": other_mode(self.context.mode).value}
+                self.emit("error", error)
                 self._say(f"{line}\n{message}")
                 continue
             if call.spec is None:

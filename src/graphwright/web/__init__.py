@@ -73,6 +73,7 @@ def mount(app: FastAPI) -> WebContext:
     ui.run_with(
         app,
         title="graphwright",
+        language="en-US",  # also <html lang>, which screen readers need to pick a voice
         favicon="🕸️",
         storage_secret=None,
         show_welcome_message=False,

@@ -23,7 +23,7 @@ from graphwright.core.formats import FORMATS, write_graph
 from graphwright.core.graph import load_graph
 from graphwright.drawing.layout import place
 from graphwright.drawing.options import categories, node_type
-from graphwright.web.common import guarded, markdown
+from graphwright.web.common import code, guarded, markdown
 from graphwright.web.graph_view import GraphView
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -57,7 +57,7 @@ def raw(chat: ChatArtifact) -> None:
     ui.label(f"{chat.type}: shown as it is").classes("text-sm text-gray-700")
     textual = chat.type.startswith("text/") or "json" in chat.type or "xml" in chat.type
     if textual:
-        ui.code(chat.content[:200_000]).classes("w-full").mark("raw-artifact").props(
+        code(chat.content[:200_000]).classes("w-full").mark("raw-artifact").props(
             'data-testid="raw-artifact"'
         )
         payload = chat.content.encode()
@@ -207,7 +207,7 @@ class KnowledgeGraphArtifact:
             ui.label(f"{node['id']} · {node_type(node)}").classes("text-sm text-gray-700")
             extra = {k: v for k, v in node.items() if k not in ("id", "name", "label", "type")}
             if extra:
-                ui.code(orjson.dumps(extra, option=orjson.OPT_INDENT_2).decode()).classes("w-full")
+                code(orjson.dumps(extra, option=orjson.OPT_INDENT_2).decode()).classes("w-full")
             touching = [e for e in self.edges if node_id in (e["source"], e["target"])]
             ui.label(f"{len(touching)} links").classes("font-medium")
             for edge in touching[:50]:

@@ -12,7 +12,7 @@ from graphwright.artifacts.service import GetArtifactInput, ListArtifactsInput
 from graphwright.core.artifacts import to_chat
 from graphwright.errors import InvalidInput
 from graphwright.web.artifact_views import raw, show_artifact
-from graphwright.web.common import guarded, io
+from graphwright.web.common import code, guarded, io
 from graphwright.web.context import WebContext
 
 KIND_NAMES = {
@@ -71,10 +71,7 @@ class ArtifactsPanel:
             context_id=self.conversation_id,
         )
         self.summaries = {s.artifact_id: s for s in summaries}
-        self.picker.options = {
-            s.artifact_id: f"{KIND_NAMES.get(s.media_type or '', s.media_type)}: {s.name or ''}"
-            for s in summaries
-        }
+        self.picker.options = {s.artifact_id: _picker_name(s) for s in summaries}
         self.picker.update()
         if not summaries:
             self.body.clear()
@@ -127,7 +124,7 @@ class ArtifactsPanel:
             try:
                 chat = to_chat(stored.artifact)
             except InvalidInput:
-                ui.code(stored.artifact.model_dump_json(indent=2, by_alias=True)).classes("w-full")
+                code(stored.artifact.model_dump_json(indent=2, by_alias=True)).classes("w-full")
                 return
             if chat.type.startswith("text/") or chat.type.startswith("application/"):
                 show_artifact(chat, open_in_graph_mode=self.open_in_graph_mode)
@@ -188,4 +185,11 @@ def show_diff(found: dict[str, Any]) -> None:
             for citation in found[key][:100]:
                 ui.label(str(citation.get("title") or citation.get("pmid"))).classes("text-sm")
     else:
-        ui.code("\n".join(found["lines"]) or "(no change)").classes("w-full")
+        code("\n".join(found["lines"]) or "(no change)").classes("w-full")
+
+
+def _picker_name(summary: Any) -> str:
+    """ "Kind: name", less the kind when the name already says it ("Knowledge graph: TP53")."""
+    kind = KIND_NAMES.get(summary.media_type or "", summary.media_type or "Artifact")
+    name = summary.name or ""
+    return name if name.lower().startswith(kind.lower()) else f"{kind}: {name}"

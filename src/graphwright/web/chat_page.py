@@ -37,6 +37,37 @@ from graphwright.web.turn_view import TurnView
 logger = logging.getLogger(__name__)
 
 HINTS_SHOWN = 8
+# The page fills the window and no more: the banner, the mode row and the composer take what
+# they need, the message list the rest, so the message box is never below the fold.
+FILL_WINDOW_CSS = """
+.q-page { display: flex; flex-direction: column; }
+.q-page > .nicegui-content { flex: 1 1 0; min-height: 0; flex-wrap: nowrap; }
+.q-page > .nicegui-content > .q-splitter { flex: 1 1 0; min-height: 0; }
+"""
+# The message list follows what arrives while its reader is at the bottom; once they scroll up
+# it stays where they are and "Jump to latest" brings them back (and following on).
+FOLLOW_JS = """
+(() => {
+  const box = getHtmlElement(%(box)s), jump = getHtmlElement(%(jump)s);
+  let follow = true;
+  const atBottom = () => box.scrollHeight - box.scrollTop - box.clientHeight < 24;
+  const show = () => { jump.style.display = follow || atBottom() ? 'none' : ''; };
+  const toEnd = () => { box.scrollTop = box.scrollHeight; };
+  box.addEventListener('scroll', () => { follow = atBottom(); show(); });
+  const changed = () => { if (follow) toEnd(); show(); };
+  // Text and cards arriving are mutations; a message laid out again or the list itself made
+  // smaller (the composer growing, the window resized) are only resizes.
+  const sizes = new ResizeObserver(changed);
+  sizes.observe(box);
+  const watchChildren = () => [...box.children].forEach(child => sizes.observe(child));
+  new MutationObserver(() => { watchChildren(); changed(); })
+    .observe(box, {childList: true, subtree: true, characterData: true});
+  watchChildren();
+  jump.addEventListener('click', () => { follow = true; toEnd(); show(); });
+  window.graphwrightFollow = () => { follow = true; toEnd(); show(); };
+  toEnd(); show();
+})();
+"""
 
 
 def register(context: WebContext) -> None:
@@ -86,8 +117,9 @@ class ChatPage:
         self.conversation_id: str = conversation["id"]
         self.mode = Mode(conversation["mode"])
         self.tools: dict[str, Any] = {}
+        ui.add_css(FILL_WINDOW_CSS)
         if notice := context.chat.model_notice:
-            model_banner(notice)
+            model_banner(context, notice)
         with ui.row().classes("w-full items-center gap-3 px-2"):
             ui.label("Mode").classes("text-sm")
             self.mode_switch = (
@@ -98,7 +130,7 @@ class ChatPage:
             self.mode_switch.props('aria-label="Conversation mode"')
             if self.mode is Mode.GRAPH:
                 ui.link("Open the graph editor full width", f"/c/{self.conversation_id}/graph")
-        with ui.splitter(value=42).classes("w-full h-[calc(100vh-140px)]") as splitter:
+        with ui.splitter(value=42).classes("w-full") as splitter:
             with splitter.before, ui.column().classes("w-full h-full no-wrap p-2"):
                 self.workspace = Workspace(context.miner, principal)
                 self.tag_bar = TagBar(
@@ -109,8 +141,18 @@ class ChatPage:
                     principal=principal,
                 )
                 self.workspace.card.move(target_index=-1)
-                self.messages = ui.column().classes("w-full grow overflow-auto gap-2")
+                self.messages = ui.column().classes(
+                    "w-full grow min-h-0 overflow-auto no-wrap gap-2"
+                )
                 self.messages.mark("messages").props('data-testid="messages"')
+                self.jump = (
+                    ui.button("Jump to latest", icon="arrow_downward")
+                    .props("rounded dense no-caps")
+                    .classes("self-center")
+                    .style("display: none")
+                    .mark("jump-to-latest")
+                    .props('data-testid="jump-to-latest"')
+                )
                 self._composer()
             with splitter.after, ui.column().classes("w-full p-2"):
                 if self.mode is Mode.GRAPH:
@@ -128,6 +170,11 @@ class ChatPage:
         if self.panel is not None:
             ui.timer(0, self.panel.reload, once=True)
         ui.timer(0.05, self._load_tools, once=True)
+        ui.timer(
+            0,
+            lambda: ui.run_javascript(FOLLOW_JS % {"box": self.messages.id, "jump": self.jump.id}),
+            once=True,
+        )
 
     # --- composing ------------------------------------------------------------------------------
 
@@ -140,17 +187,17 @@ class ChatPage:
         )
         with ui.row().classes("w-full items-end no-wrap gap-2"):
             self.input = (
-                ui.input(
-                    "Message, or a slash command such as /help",
-                    autocomplete=["/help"],
+                ui.textarea(
+                    "Message, or a slash command such as /help (Shift+Enter: new line)",
                     on_change=self._hint,
                 )
                 .classes("grow")
-                .props('aria-label="Message" autofocus')
+                .props('aria-label="Message" autofocus autogrow rows=1 input-class="max-h-40"')
                 .mark("message-input")
                 .props('data-testid="message-input"')
             )
-            self.input.on("keydown.enter", self.send)
+            # Enter alone sends (and no new line is typed); Shift+Enter types a new line.
+            self.input.on("keydown.enter.exact.prevent", self.send)
             self.send_button = (
                 ui.button(icon="send", on_click=self.send)
                 .props('aria-label="Send"')
@@ -170,7 +217,6 @@ class ChatPage:
         manager = self.context.chat.manager
         specs, _failures = await manager.tools(servers_for(self.mode, manager.connections))
         self.tools = {dotted(spec): spec for spec in specs}
-        self.input.set_autocomplete(["/help", *(f"/{name}" for name in sorted(self.tools))])
         self._hint()  # for what was typed while the tools were loading
 
     def _hint(self) -> None:
@@ -203,6 +249,7 @@ class ChatPage:
             return
         self.input.value = ""
         self.hints.clear()
+        ui.run_javascript("window.graphwrightFollow && window.graphwrightFollow()")
         with self.messages:
             self._bubble("user", tagged_message(text, tags))
             turn = TurnView(self)

@@ -127,7 +127,7 @@ def frame(context: WebContext, principal: Principal, title: str) -> None:
     ui.add_css(PAGE_CSS)
     with ui.header().classes("items-center gap-4 bg-slate-800 text-white px-4 py-2"):
         ui.link("graphwright", "/").classes("text-lg font-bold text-white no-underline")
-        ui.label(title).classes("text-base truncate")
+        named(ui.label(title).classes("text-base truncate"), "page-title")
         ui.space()
         ui.link("Knowledge base", "/kb").classes("text-sm text-white").mark("nav-kb").props(
             'data-testid="nav-kb"'
@@ -164,9 +164,40 @@ def whole_number(label: str, name: str) -> ui.number:
     return named(ui.number(label, min=0, precision=0), name)
 
 
-def model_banner(notice: str) -> None:
+def model_banner(context: WebContext, notice: str) -> None:
     """Shown while no language model answers: what is missing, how to set it (the chat
-    service's one line), and that slash commands work meanwhile."""
-    with ui.row().classes("w-full bg-amber-100 text-amber-950 p-3 rounded items-center no-wrap"):
+    service's one line), and that slash commands work meanwhile. Compact, and a person who has
+    read it can close it for the rest of this browser's session."""
+    browser = browser_id()
+    if context.sessions.banner_dismissed(browser):
+        return
+    with named(
+        ui.row().classes(
+            "w-full bg-amber-100 text-amber-950 px-3 py-1 rounded items-center no-wrap gap-2"
+        ),
+        "model-banner-row",
+    ) as row:
         ui.icon("info").props('aria-hidden="true"')
-        ui.label(notice).classes("grow").mark("model-banner").props('data-testid="model-banner"')
+        ui.label(notice).classes("grow text-sm leading-tight").mark("model-banner").props(
+            'data-testid="model-banner"'
+        )
+
+        def dismiss() -> None:
+            context.sessions.dismiss_banner(browser)
+            row.delete()
+
+        named(
+            ui.button(icon="close", on_click=dismiss).props(
+                'flat dense round size=sm aria-label="Dismiss this notice"'
+            ),
+            "dismiss-banner",
+        )
+
+
+def code(text: str, language: str | None = "python") -> ui.code:
+    """`ui.code` whose copy button has a name screen readers read out (NiceGUI gives it none)."""
+    block = ui.code(text, language=language)
+    button = getattr(block, "copy_button", None)
+    if button is not None:
+        button.props('aria-label="Copy to the clipboard"')
+    return block

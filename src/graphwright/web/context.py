@@ -33,6 +33,7 @@ class Sessions:
     def __init__(self, auth: AuthService) -> None:
         self._auth = auth
         self._tokens: dict[str, str] = {}
+        self._banner_dismissed: set[str] = set()
         self._lock = threading.Lock()
 
     def sign_in(self, browser_id: str, token: str) -> Principal:
@@ -44,6 +45,16 @@ class Sessions:
     def sign_out(self, browser_id: str) -> None:
         with self._lock:
             self._tokens.pop(browser_id, None)
+
+    def dismiss_banner(self, browser_id: str | None) -> None:
+        """The no-model banner stays hidden in this browser until the server restarts."""
+        if browser_id is not None:
+            with self._lock:
+                self._banner_dismissed.add(browser_id)
+
+    def banner_dismissed(self, browser_id: str | None) -> bool:
+        with self._lock:
+            return browser_id in self._banner_dismissed
 
     def principal(self, browser_id: str | None) -> Principal | None:
         """The signed-in caller, or None (also when the token has been revoked or expired)."""

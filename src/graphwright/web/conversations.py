@@ -40,7 +40,7 @@ class ConversationList:
         self.principal = principal
         with ui.column().classes("w-full max-w-5xl mx-auto gap-3 p-4"):
             if notice := context.chat.model_notice:
-                model_banner(notice)
+                model_banner(context, notice)
             with ui.row().classes("w-full items-end gap-2"):
                 self.search = (
                     ui.input("Search conversations", on_change=self.refresh)
@@ -91,9 +91,9 @@ class ConversationList:
             .props(f'data-testid="conversation-{cid}"')
         )
         with card, ui.row().classes("w-full items-center gap-3 no-wrap"):
-            ui.link(conversation["title"] or cid, f"/c/{cid}").classes(
-                "text-base font-medium grow truncate"
-            )
+            ui.link(conversation["title"] or cid, f"/c/{cid}").props(
+                'data-testid="conversation-title"'
+            ).classes("text-base font-medium grow truncate")
             mode = conversation["mode"]
             ui.badge(MODE_NAMES.get(mode, mode)).props(
                 f"color={'deep-purple' if mode == Mode.GRAPH.value else 'blue-grey-8'}"
@@ -127,6 +127,7 @@ class ConversationList:
                 .mark("rename-title")
                 .props('data-testid="rename-title"')
             )
+            name.on("keydown.enter", lambda: dialog.submit(name.value))  # as Save
             with ui.row():
                 ui.button("Save", on_click=lambda: dialog.submit(name.value)).mark(
                     "rename-save"

@@ -12,7 +12,7 @@ from starlette.responses import RedirectResponse
 
 from graphwright.auth.models import Principal
 from graphwright.knowledge.schemas import AssetMetadata
-from graphwright.web.common import SIGN_IN, call, frame, guarded, signed_in
+from graphwright.web.common import SIGN_IN, call, code, frame, guarded, signed_in
 from graphwright.web.context import WebContext
 
 PAGE_SIZE = 50
@@ -140,7 +140,7 @@ class AssetPage:
         with self.jsonld:
             ui.label("JSON-LD").classes("text-lg font-bold")
             text = orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
-            ui.code(text, language="json").classes("w-full text-sm").mark("kb-jsonld").props(
+            code(text, language="json").classes("w-full text-sm").mark("kb-jsonld").props(
                 'data-testid="kb-jsonld"'
             )
 

@@ -5,6 +5,7 @@ cannot decide."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import orjson
@@ -15,7 +16,7 @@ from graphwright.auth.models import Principal
 from graphwright.errors import GraphwrightError
 from graphwright.knowledge.schemas import PublicationRequestView
 from graphwright.knowledge.service import decider
-from graphwright.web.common import SIGN_IN, call, guarded, io, signed_in
+from graphwright.web.common import SIGN_IN, call, code, guarded, io, named, signed_in
 from graphwright.web.context import WebContext
 from graphwright.web.knowledge_pages import asset_path, knowledge_frame
 
@@ -111,9 +112,13 @@ class RequestList:
                 )
             if request.ual:
                 ui.link("Open the published asset", asset_path(request.ual)).classes("text-sm")
-            with ui.expansion("JSON-LD to publish").classes("w-full").props("dense"):
+            # Open by default, the decision buttons right under it: what is approved is in view.
+            with named(
+                ui.expansion("JSON-LD to publish", value=True).classes("w-full").props("dense"),
+                "request-jsonld",
+            ):
                 text = orjson.dumps(request.content, option=orjson.OPT_INDENT_2).decode()
-                ui.code(text, language="json").classes("w-full text-sm")
+                code(text, language="json").classes("w-full text-sm max-h-96 overflow-auto")
             if request.status in ("pending", "failed") and self.may_decide:
                 with ui.row().classes("gap-2"):
                     ui.button(
@@ -149,21 +154,32 @@ class RequestList:
                 .mark("reject-reason")
                 .props('data-testid="reject-reason"')
             )
+            problem = named(ui.label().classes("text-sm text-red-800"), "reject-problem")
+            problem.props('role="alert"').set_visibility(False)
+
+            async def confirm() -> None:
+                # A refusal (no reason given) is said in the dialog, which stays open for it.
+                try:
+                    await asyncio.to_thread(
+                        self.context.knowledge.reject, request.id, by=approver, reason=reason.value
+                    )
+                except GraphwrightError as refused:
+                    problem.set_text(str(refused))
+                    problem.set_visibility(True)
+                    return
+                dialog.submit(True)
+
             with ui.row():
-                ui.button(
-                    "Reject", color="negative", on_click=lambda: dialog.submit(reason.value)
-                ).mark("reject-confirm").props('data-testid="reject-confirm"')
+                named(ui.button("Reject", color="negative", on_click=confirm), "reject-confirm")
                 ui.button("Cancel", on_click=lambda: dialog.submit(None)).props("flat")
-        given = await dialog
-        if given is None:
+        if await dialog is None:
             return
-        await io(self.context.knowledge.reject, request.id, by=approver, reason=given)
         ui.notify(f"Rejected {request.title}")
         await self.refresh()
 
 
 _COLOURS = {
-    "pending": "orange-9",
+    "pending": "deep-orange-10",  # orange-9 under white text is 3.1:1, below WCAG AA
     "publishing": "blue-9",
     "published": "green-9",
     "rejected": "red-9",

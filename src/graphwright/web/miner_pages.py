@@ -56,11 +56,19 @@ class TagBar:
         self.principal = principal
         self.selected: list[str] = []
         self.tags = list(dict.fromkeys([*SUGGESTED_TAGS, *known]))
+        # Folded to one line until the person asks for the miner: most turns are plain chat.
+        self.fold = (
+            ui.expansion("Knowledge miner", icon="travel_explore")
+            .props('dense header-class="text-sm px-2 min-h-0"')
+            .classes("w-full")
+        )
+        self.fold.props('data-testid="open-miner"').mark("open-miner")
         with (
+            self.fold,
             ui.row()
             .classes("w-full items-center gap-1 px-2")
             .mark("tag-bar")
-            .props('data-testid="tag-bar"')
+            .props('data-testid="tag-bar"'),
         ):
             ui.label("Knowledge Miner tags").classes("text-sm")
             self.chips = ui.row().classes("items-center gap-1")

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from nicegui import ui
 
-from graphwright.web.common import markdown
+from graphwright.artifacts.collectors import without_pointers
+from graphwright.web.common import MODE_NAMES, code, markdown
 
 if TYPE_CHECKING:
     from graphwright.web.chat_page import ChatPage
@@ -28,7 +29,7 @@ class ToolCard:
             .props('data-testid="tool-call"') as self.expansion
         ):
             ui.label("Arguments").classes("text-xs font-bold")
-            ui.code(orjson.dumps(arguments, option=orjson.OPT_INDENT_2).decode()).classes(
+            code(orjson.dumps(arguments, option=orjson.OPT_INDENT_2).decode()).classes(
                 "w-full text-xs"
             )
             self.result = ui.column().classes("w-full")
@@ -42,7 +43,8 @@ class ToolCard:
             self.expansion.classes("border-red-600")
         with self.result:
             ui.label("Error" if is_error else "Result").classes("text-xs font-bold")
-            ui.code(text[:RESULT_PREVIEW] + ("…" if len(text) > RESULT_PREVIEW else "")).classes(
+            text = without_pointers(text)
+            code(text[:RESULT_PREVIEW] + ("…" if len(text) > RESULT_PREVIEW else "")).classes(
                 "w-full text-xs"
             )
 
@@ -59,6 +61,7 @@ class TurnView:
     def __init__(self, page: ChatPage) -> None:
         self.page = page
         self.text = ""
+        self.shown_errors: list[str] = []  # in the error list, so not again in the text
         self.cards: dict[str, ToolCard] = {}
         with (
             ui.card()
@@ -87,7 +90,10 @@ class TurnView:
 
     def set_text(self, text: str) -> None:
         self.text = text
-        self.body.set_content(text)
+        shown = without_pointers(text)
+        for error in self.shown_errors:
+            shown = shown.replace(error, "")
+        self.body.set_content(shown)
 
     def call_card(self, call_id: str, tool: str, arguments: dict[str, Any]) -> ToolCard:
         with self.calls:
@@ -126,8 +132,11 @@ class TurnView:
         elif kind == "graph_updated":
             self.status.text = f"graph now at version {data['version']}"
         elif kind == "error":
+            message = data.get("message", "error")
+            self.shown_errors.append(message)
+            self.set_text(self.text)
             with self.errors:
-                ui.label(data.get("message", "error")).classes("text-sm text-red-800").mark(
+                ui.label(_in_page_words(data) or message).classes("text-sm text-red-800").mark(
                     "turn-error"
                 ).props('data-testid="turn-error"')
         elif kind == "done":
@@ -137,3 +146,16 @@ class TurnView:
                     card.cut_short(data["status"])
             if data["content"] and not self.text:
                 self.set_text(data["content"])
+
+
+def _in_page_words(error: dict[str, Any]) -> str | None:
+    """A refusal for a tool of the other mode, pointing at this page's Mode switch (the
+    service's words name the REST call, which fits API callers)."""
+    mode = error.get("offeredIn")
+    if mode not in MODE_NAMES or not error.get("tool"):
+        return None
+    here = MODE_NAMES["normal" if mode == "graph_mode" else "graph_mode"]
+    return (
+        f"/{error['tool']} is not offered in {here}; switch to {MODE_NAMES[mode]} with the Mode "
+        "switch above, then send it again."
+    )
