@@ -19,6 +19,7 @@ from typing import Any
 
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
 from graphwright.core.formats import (
+    cx2,
     cytoscape,
     graph_json,
     graphml,
@@ -102,6 +103,13 @@ FORMATS: dict[str, GraphFormat] = {
             (".cyjs", ".cy.json"),
             cytoscape.write,
             cytoscape.read,
+        ),
+        GraphFormat(
+            "cx2",
+            "CX2, Cytoscape's and NDEx's network format, coloured by Biolink category",
+            (".cx2",),
+            cx2.write,
+            cx2.read,
         ),
         GraphFormat("graphml", "GraphML", (".graphml",), graphml.write, graphml.read),
         GraphFormat(
