@@ -25,6 +25,7 @@ from graphwright.core.formats import (
     graphml,
     kgx,
     kgx_tsv,
+    neo4j,
     rdf,
     rdf_read,
     trapi,
@@ -131,6 +132,9 @@ FORMATS: dict[str, GraphFormat] = {
     )
 }
 
+# Formats written as a directory of files (write-only).
+DIRECTORIES: dict[str, Callable[[Graph], dict[str, str]]] = {"neo4j": neo4j.files}
+
 READABLE = tuple(name for name, fmt in FORMATS.items() if fmt.read is not None)
 PAIRED = tuple(name for name, fmt in FORMATS.items() if fmt.pair is not None)
 
@@ -178,6 +182,15 @@ def write_graph(graph: Graph, fmt: str) -> str | bytes:
     if fmt != "json":
         _require_unique_node_ids(loaded)
     return writer(loaded)
+
+
+def write_graph_files(graph: Graph, fmt: str) -> dict[str, str]:
+    """{file name: text} of a directory format (`DIRECTORIES`: neo4j)."""
+    if fmt not in DIRECTORIES:
+        raise GraphFormatError(f"{fmt} is not written as a directory: {', '.join(DIRECTORIES)} is")
+    loaded = load_graph(graph)
+    _require_unique_node_ids(loaded)
+    return DIRECTORIES[fmt](loaded)
 
 
 def read_graph_pair(
