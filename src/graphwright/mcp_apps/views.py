@@ -34,7 +34,11 @@ class View:
     charts: bool  # inline ECharts
 
 
-GRAPH_DOCUMENT: dict[str, Any] = {"body": "graph.html", "scripts": ("graph.js",), "charts": True}
+GRAPH_DOCUMENT: dict[str, Any] = {
+    "body": "graph.html",
+    "scripts": ("graph.js", "graph_page.js"),
+    "charts": True,
+}
 KNOWLEDGE_GRAPH_VIEW = View(
     uri="ui://graphwright/knowledge-graph",
     name="knowledge-graph",
