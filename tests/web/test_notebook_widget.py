@@ -1,5 +1,6 @@
-"""The notebook GraphView's front end (its `_esm`) in real Chromium, inside a test page that
-implements anywidget's model interface, drawing a real graph; a payload change redraws it."""
+"""The notebook widgets' front ends (their `_esm`) in real Chromium, inside a test page that
+implements anywidget's model interface: GraphView draws a real graph and redraws on a new
+payload; BibliographyView sorts its table."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from starlette.applications import Starlette
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from graphwright.notebook import GraphView
+from graphwright.notebook import BibliographyView, GraphView
 from graphwright.notebook.widgets import view_payload
 from tests.conftest import serve_in_thread
 from tests.web.browser import wait
@@ -37,14 +38,28 @@ GRAPH = {
 }
 
 
+CITATIONS = [
+    {"pmid": "222", "title": "Beta study", "journal": "Nature", "year": 2019},
+    {"pmid": "111", "title": "alpha trial", "journal": "Cell", "year": 2021, "doi": "10.1/x"},
+    {"pmid": "333", "title": "Gamma review", "journal": "Science", "year": 2001},
+]
+
+
 @pytest.fixture(scope="module")
 def widget_host() -> Iterator[str]:
-    view = GraphView(GRAPH)
+    views = {"graph": GraphView(GRAPH), "bibliography": BibliographyView(CITATIONS)}
+
+    def esm(request: Any) -> Response:
+        return Response(views[request.path_params["name"]]._esm, media_type="text/javascript")
+
+    def state(request: Any) -> JSONResponse:
+        return JSONResponse({"payload": views[request.path_params["name"]].payload})
+
     app = Starlette(
         routes=[
             Route("/", lambda _r: FileResponse(HOST_PAGE)),
-            Route("/esm.js", lambda _r: Response(view._esm, media_type="text/javascript")),
-            Route("/state.json", lambda _r: JSONResponse({"payload": view.payload})),
+            Route("/esm/{name}", esm),
+            Route("/state/{name}", state),
         ]
     )
     with serve_in_thread(app) as url:
@@ -61,7 +76,7 @@ def shadow(browser: WebDriver, script: str) -> Any:
 def test_the_widget_draws_the_graph_and_redraws_on_a_new_payload(
     browser: WebDriver, widget_host: str
 ) -> None:
-    browser.get(widget_host)
+    browser.get(f"{widget_host}/?widget=graph")
     wait(browser, lambda d: d.execute_script("return window.rendered === true"))
     chart = "root.querySelector('[data-testid=graph-chart]')"
     wait(browser, lambda d: shadow(d, f"return {chart}.dataset.drawnVersion === ''"))
@@ -99,3 +114,22 @@ def test_the_widget_draws_the_graph_and_redraws_on_a_new_payload(
         "window.testModel.set('payload', arguments[0]);", view_payload(bigger, "Knowledge graph")
     )
     wait(browser, lambda d: shadow(d, text.format("graph-summary")) == "4 nodes · 2 links")
+
+
+def test_the_bibliography_widget_sorts_its_table(browser: WebDriver, widget_host: str) -> None:
+    browser.get(f"{widget_host}/?widget=bibliography")
+    wait(browser, lambda d: d.execute_script("return window.rendered === true"))
+    titles = "return [...root.querySelectorAll('[data-testid=citation] td:first-child')]"
+    titles += ".map((cell) => cell.textContent)"
+    assert shadow(browser, titles) == ["Beta study", "alpha trial", "Gamma review"]
+    summary = "return root.querySelector('[data-testid=bibliography-summary]').textContent"
+    assert shadow(browser, summary) == "3 references"
+    shadow(browser, "root.querySelector('[data-sort=title]').click()")
+    assert shadow(browser, titles) == ["alpha trial", "Beta study", "Gamma review"]
+    shadow(browser, "root.querySelector('[data-sort=year]').click()")
+    assert shadow(browser, titles) == ["Gamma review", "Beta study", "alpha trial"]
+    shadow(browser, "root.querySelector('[data-sort=year]').click()")
+    assert shadow(browser, titles) == ["alpha trial", "Beta study", "Gamma review"]
+    shadow(browser, "root.querySelector('[data-testid=export-bibtex]').click()")
+    exported = shadow(browser, "return root.querySelector('[data-testid=export-text]').value")
+    assert "@article" in exported and "Beta study" in exported

@@ -60,7 +60,7 @@ BIBLIOGRAPHY_VIEW = View(
     title="Bibliography",
     description="A sortable table of citations with BibTeX and RIS export.",
     body="bibliography.html",
-    scripts=("bibliography.js",),
+    scripts=("bibliography.js", "bibliography_page.js"),
     charts=False,
 )
 VIEWS = (KNOWLEDGE_GRAPH_VIEW, BIBLIOGRAPHY_VIEW, GRAPH_MODE_VIEW)

@@ -1,9 +1,10 @@
 """The widgets' front end, built from the MCP Apps views' own files (mcp_apps/static).
 
-The graph widget's ES module is the views' `graph.js` (its `mount(root, host)`) with the bridge's
-helpers and a small anywidget entry; ECharts, from the installed NiceGUI as for the views, is
-carried inside it as text and imported from a blob URL, so nothing is fetched from the network.
-The views' stylesheet applies inside the widget's shadow root only.
+A widget's ES module is its view's script (`graph.js` or `bibliography.js`, with its
+`mount(root, host)`), the bridge's helpers and a small anywidget entry. The graph's ECharts,
+from the installed NiceGUI as for the views, is carried inside it as text and imported from a
+blob URL, so nothing is fetched from the network. The views' stylesheet applies inside the
+widget's shadow root only.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from graphwright.mcp_apps.echarts import echarts_module
 from graphwright.mcp_apps.views import STATIC
 
 WIDGET_ENTRY = """
+const VIEW = %(view)s;
 const MARKUP = %(markup)s;
 const STYLE = %(style)s;
 const ECHARTS = %(echarts)s;
 
 async function loadEcharts() {
-  if (globalThis.echarts) return;
+  if (ECHARTS === null || globalThis.echarts) return;
   const url = URL.createObjectURL(new Blob([ECHARTS], { type: "text/javascript" }));
   try {
     await import(url);
@@ -42,7 +44,7 @@ export default {
     });
     const show = () => {
       const payload = model.get("payload");
-      if (payload && payload.view === "graph") {
+      if (payload && payload.view === VIEW) {
         view.draw(payload);
         view.setStatus("");
       }
@@ -65,12 +67,23 @@ def shadow_css() -> str:
     return _static("view.css").replace(":root", ":host").replace("body {", ":host {")
 
 
+def _esm(view: str, markup: str, script: str, echarts: str | None) -> str:
+    entry = WIDGET_ENTRY % {
+        "view": orjson.dumps(view).decode(),
+        "markup": orjson.dumps(markup).decode(),
+        "style": orjson.dumps(shadow_css()).decode(),
+        "echarts": orjson.dumps(echarts).decode(),
+    }
+    return "\n".join([_static("bridge.js"), _static(script), entry])
+
+
 @cache
 def graph_esm() -> str:
     markup = _static("graph.html").replace("{{ title }}", "Knowledge graph")
-    entry = WIDGET_ENTRY % {
-        "markup": orjson.dumps(markup).decode(),
-        "style": orjson.dumps(shadow_css()).decode(),
-        "echarts": orjson.dumps(echarts_module()).decode(),
-    }
-    return "\n".join([_static("bridge.js"), _static("graph.js"), entry])
+    return _esm("graph", markup, "graph.js", echarts_module())
+
+
+@cache
+def bibliography_esm() -> str:
+    markup = _static("bibliography.html").replace("{{ title }}", "References")
+    return _esm("bibliography", markup, "bibliography.js", None)

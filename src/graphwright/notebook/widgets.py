@@ -1,5 +1,6 @@
-"""`GraphView`: a knowledge graph or a Graph Mode graph drawn in a notebook as MCP Apps and the
-web UI draw it (the same front end, notebook/assets.py), and kept up to date with `live`."""
+"""Notebook views with the MCP Apps views' front end (notebook/assets.py): `GraphView`, a
+knowledge graph or a Graph Mode graph (kept up to date with `live`), and `BibliographyView`, a
+sortable table of citations with their BibTeX and RIS."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from typing import Any
 
 import anywidget
 import httpx
+import orjson
 import traitlets
 
-from graphwright.mcp_apps.payloads import graph_payload
-from graphwright.notebook.assets import graph_esm
+from graphwright.core.citation_formats import citation_row, write_citations
+from graphwright.mcp_apps.payloads import EXPORTS, graph_payload
+from graphwright.notebook.assets import bibliography_esm, graph_esm
 
 Graph = Mapping[str, Any]
 
@@ -114,3 +117,36 @@ class _GraphClient:
                     version, state = self.state()
                     if version != view.payload.get("version"):
                         view.payload = view_payload(state, view.title, version)
+
+
+def bibliography_payload(records: Any, title: str) -> dict[str, Any]:
+    """The bibliography view's payload for citation records (a bibliography artifact's list of
+    objects, or its JSON text)."""
+    if isinstance(records, str | bytes):
+        records = orjson.loads(records)
+    citations = [dict(record) for record in records if isinstance(record, Mapping)]
+    return {
+        "view": "bibliography",
+        "title": title,
+        "citations": [citation_row(c) for c in citations],
+        "exports": {
+            fmt: {"label": label, "text": write_citations(citations, fmt)}
+            for fmt, label in EXPORTS.items()
+        },
+    }
+
+
+class BibliographyView(anywidget.AnyWidget):
+    """Citations as a table sorted by any column, with their BibTeX and RIS to copy.
+
+    >>> view = BibliographyView([{"pmid": "1", "title": "A", "year": 2020}])
+    >>> view.payload["citations"][0]["year"]
+    '2020'
+    """
+
+    _esm = bibliography_esm()
+    payload = traitlets.Dict().tag(sync=True)
+
+    def __init__(self, records: Any, *, title: str = "References", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.payload = bibliography_payload(records, title)
