@@ -121,7 +121,7 @@ def test_merge_reads_any_input_format_and_writes_the_chosen_one(
     assert merged["links"][0]["provenance"] == ["answer.json", "kgx", "call-1.json"]
 
 
-@pytest.mark.parametrize("fmt", ["json", "trapi", "kgx-jsonl", "kgx-tsv", "graphml"])
+@pytest.mark.parametrize("fmt", ["json", "trapi", "kgx-jsonl", "kgx-tsv", "graphml", "cx2"])
 def test_convert_round_trips_through_files(fmt: str, tmp_path: Path) -> None:
     source = tmp_path / "graph.json"
     source.write_bytes(orjson.dumps(SECOND))
@@ -158,6 +158,10 @@ def test_convert_writes_and_reads_kgx_pairs(fmt: str, tmp_path: Path) -> None:
     ("name", "check"),
     [
         ("g.cyjs", lambda text: len(orjson.loads(text)["elements"]["edges"]) == 2),
+        (
+            "g.cx2",
+            lambda text: orjson.loads(text)[0] == {"CXVersion": "2.0", "hasFragments": False},
+        ),
         ("g.jsonld", lambda text: "@context" in orjson.loads(text)),
         ("g.nt", lambda text: "<http://www.w3.org/1999/02/22-rdf-syntax-ns#Statement>" in text),
     ],

@@ -655,8 +655,8 @@ def test_a_simple_sources_list_reads_back_as_source_fields() -> None:
 
 def test_format_names() -> None:
     assert list(FORMATS) == [
-        "json", "trapi", "kgx-jsonl", "kgx-json", "kgx-tsv", "cytoscape", "graphml", "jsonld",
-        "ntriples",
+        "json", "trapi", "kgx-jsonl", "kgx-json", "kgx-tsv", "cytoscape", "cx2", "graphml",
+        "jsonld", "ntriples",
     ]  # fmt: skip
     assert tuple(FORMATS) == READABLE
     assert pair_file_names("kgx-tsv") == ("nodes.tsv", "edges.tsv")
@@ -673,6 +673,7 @@ def test_format_names() -> None:
         ("g_nodes.tsv", "kgx-tsv"),
         ("g.cyjs", "cytoscape"),
         ("g.cy.json", "cytoscape"),
+        ("g.cx2", "cx2"),
         ("dir/g.graphml", "graphml"),
         ("g.jsonld", "jsonld"),
         ("g.nt", "ntriples"),

@@ -11,6 +11,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from graphwright.core.formats import read_graph
 from graphwright.graphmode import api as graph_api
 from tests.graphmode.conftest import LiveServer
 
@@ -227,6 +228,14 @@ def test_import_export_merge_clear(client: TestClient, auth: dict[str, str]) -> 
     seed = json.loads(exported.content)
     assert [n["id"] for n in seed["nodes"]] == ["A:1", "B:1"]
     assert seed["links"][0]["evidence"] == ["PMID:1", "PMID:2"]
+    cx2 = client.get(f"{BASE}/export?format=cx2", headers=auth)
+    assert cx2.status_code == 200
+    assert read_graph(cx2.content, "cx2") == seed
+    # A graph edited in Cytoscape comes back as CX2: its nodes and links merge into this one.
+    again = client.post(
+        f"{BASE}/import", headers=auth, json={"content": cx2.text, "format": "cx2"}
+    ).json()
+    assert again["data"]["nodesMerged"] == 2 and again["data"]["edgesMerged"] == 1
     cleared = client.post(f"{BASE}/clear", headers=auth).json()
     assert cleared["data"]["nodeCount"] == 2
     assert client.get(f"{BASE}/state", headers=auth).json()["data"]["nodes"] == []

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from graphwright.cli.common import PlainCommand, PlainGroup, bad_input_exits, console
 from graphwright.cli.graph_files import (
+    check_output_format,
     file_names,
     input_pair,
     output_format,
@@ -27,7 +28,7 @@ from graphwright.cli.graph_files import (
 )
 from graphwright.core.bibliography import CitationSet
 from graphwright.core.citation_files import write_citations
-from graphwright.core.formats import FORMATS, READABLE, format_from_path, get_format
+from graphwright.core.formats import FORMATS, READABLE, format_from_path
 from graphwright.core.merge import GraphAccumulator
 from graphwright.core.merge_files import InferredNode, merge_files
 from graphwright.core.merge_rules import RefusedMerge
@@ -239,7 +240,11 @@ def convert(
     source: Annotated[Path, typer.Argument(metavar="IN", help="The graph to convert.")],
     output: Annotated[str, typer.Argument(metavar="OUT", help="Where to write it.")],
     to: Annotated[
-        str | None, typer.Option("--to", help="Output format; default: from OUT's extension.")
+        str | None,
+        typer.Option(
+            "--to",
+            help="Output format; default: from OUT's extension. neo4j writes the directory OUT.",
+        ),
     ] = None,
     from_fmt: FromOption = None,
     strict: StrictOption = False,
@@ -249,7 +254,7 @@ def convert(
         graph = read_one(source, from_fmt, strict=strict)
     with bad_input_exits(output):
         target_format = to or format_from_path(output)
-        get_format(target_format)
+        check_output_format(target_format)
         written = write_output(graph, output, target_format)
     console.print(
         f"Wrote {file_names(written)} ({target_format}): "

@@ -15,6 +15,7 @@ from rich.markup import escape
 
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
 from graphwright.core.formats import (
+    DIRECTORIES,
     FORMATS,
     PAIRED,
     READABLE,
@@ -24,6 +25,7 @@ from graphwright.core.formats import (
     read_graph_pair,
     read_graphs,
     write_graph,
+    write_graph_files,
     write_graph_pair,
 )
 from graphwright.core.graph import GraphFormatError, parse_json
@@ -120,9 +122,20 @@ def _read_bytes(path: Path) -> bytes:
         raise InvalidInput(f"cannot read it: {exc.strerror}") from None
 
 
+def check_output_format(fmt: str) -> None:
+    """Refuse a format no writer has; GraphFormatError names the ones there are."""
+    if fmt not in DIRECTORIES:
+        try:
+            get_format(fmt)
+        except GraphFormatError:
+            raise GraphFormatError(
+                f"unknown format {fmt!r}; choose one of: {', '.join([*FORMATS, *DIRECTORIES])}"
+            ) from None
+
+
 def output_format(output: str, fmt: str | None) -> str:
     if fmt is not None:
-        get_format(fmt)
+        check_output_format(fmt)
         return fmt
     try:
         return format_from_path(output)
@@ -131,8 +144,19 @@ def output_format(output: str, fmt: str | None) -> str:
 
 
 def write_output(graph: dict[str, Any], output: str, fmt: str) -> list[Path]:
-    """Write `graph` to `output` in `fmt`; a KGX pair when `output` is a directory or a prefix."""
+    """Write `graph` to `output` in `fmt`; a KGX pair when `output` is a directory or a prefix;
+    the directory `output` for a directory format (neo4j)."""
     target = Path(output)
+    if fmt in DIRECTORIES:
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InvalidInput(f"cannot make the directory: {exc.strerror}") from None
+        paths = []
+        for name, content in write_graph_files(graph, fmt).items():
+            write_file(target / name, content)
+            paths.append(target / name)
+        return paths
     pair_target = fmt in PAIRED and (
         output.endswith(("/", os.sep))
         or target.is_dir()

@@ -47,6 +47,7 @@ EXPORT_MEDIA_TYPES = {
     "json": "application/vnd.knowledge-graph+json",
     "trapi": "application/json",
     "cytoscape": "application/json",
+    "cx2": "application/json",
     "jsonld": "application/ld+json",
     "kgx-jsonl": "application/x-ndjson",
     "kgx-tsv": "application/x-tar",  # nodes.tsv and edges.tsv in one archive
@@ -54,7 +55,7 @@ EXPORT_MEDIA_TYPES = {
     "ntriples": "application/n-triples",
 }
 ExportFormat = Literal[
-    "json", "trapi", "cytoscape", "jsonld", "kgx-jsonl", "kgx-tsv", "graphml", "ntriples"
+    "json", "trapi", "cytoscape", "cx2", "jsonld", "kgx-jsonl", "kgx-tsv", "graphml", "ntriples"
 ]
 _ETAG = re.compile(r'^\s*(?:W/)?"?(\d+)"?\s*$')
 

@@ -307,7 +307,7 @@ class ImportRequest(ApiModel):
 
     graph: dict[str, Any] | None = None
     content: str | None = None
-    format: Literal["json", "trapi", "kgx-jsonl", "kgx-tsv", "graphml"] = "json"
+    format: Literal["json", "trapi", "kgx-jsonl", "kgx-tsv", "graphml", "cx2"] = "json"
 
     @model_validator(mode="after")
     def _one_source(self) -> ImportRequest:

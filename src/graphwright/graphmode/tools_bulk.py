@@ -70,7 +70,7 @@ def register_bulk(
         ],
         ctx: Context,
         format: Annotated[
-            Literal["json", "trapi", "kgx-jsonl", "kgx-tsv", "graphml"],
+            Literal["json", "trapi", "kgx-jsonl", "kgx-tsv", "graphml", "cx2"],
             Field(description="Format of a text graph."),
         ] = "json",
     ) -> Annotated[CallToolResult, ImportResult]:

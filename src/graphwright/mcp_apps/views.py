@@ -34,7 +34,11 @@ class View:
     charts: bool  # inline ECharts
 
 
-GRAPH_DOCUMENT: dict[str, Any] = {"body": "graph.html", "scripts": ("graph.js",), "charts": True}
+GRAPH_DOCUMENT: dict[str, Any] = {
+    "body": "graph.html",
+    "scripts": ("graph.js", "graph_page.js"),
+    "charts": True,
+}
 KNOWLEDGE_GRAPH_VIEW = View(
     uri="ui://graphwright/knowledge-graph",
     name="knowledge-graph",
@@ -56,7 +60,7 @@ BIBLIOGRAPHY_VIEW = View(
     title="Bibliography",
     description="A sortable table of citations with BibTeX and RIS export.",
     body="bibliography.html",
-    scripts=("bibliography.js",),
+    scripts=("bibliography.js", "bibliography_page.js"),
     charts=False,
 )
 VIEWS = (KNOWLEDGE_GRAPH_VIEW, BIBLIOGRAPHY_VIEW, GRAPH_MODE_VIEW)

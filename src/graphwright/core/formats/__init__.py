@@ -19,11 +19,13 @@ from typing import Any
 
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
 from graphwright.core.formats import (
+    cx2,
     cytoscape,
     graph_json,
     graphml,
     kgx,
     kgx_tsv,
+    neo4j,
     rdf,
     rdf_read,
     trapi,
@@ -103,6 +105,13 @@ FORMATS: dict[str, GraphFormat] = {
             cytoscape.write,
             cytoscape.read,
         ),
+        GraphFormat(
+            "cx2",
+            "CX2, Cytoscape's and NDEx's network format, coloured by Biolink category",
+            (".cx2",),
+            cx2.write,
+            cx2.read,
+        ),
         GraphFormat("graphml", "GraphML", (".graphml",), graphml.write, graphml.read),
         GraphFormat(
             "jsonld",
@@ -122,6 +131,9 @@ FORMATS: dict[str, GraphFormat] = {
         ),
     )
 }
+
+# Formats written as a directory of files (write-only).
+DIRECTORIES: dict[str, Callable[[Graph], dict[str, str]]] = {"neo4j": neo4j.files}
 
 READABLE = tuple(name for name, fmt in FORMATS.items() if fmt.read is not None)
 PAIRED = tuple(name for name, fmt in FORMATS.items() if fmt.pair is not None)
@@ -170,6 +182,15 @@ def write_graph(graph: Graph, fmt: str) -> str | bytes:
     if fmt != "json":
         _require_unique_node_ids(loaded)
     return writer(loaded)
+
+
+def write_graph_files(graph: Graph, fmt: str) -> dict[str, str]:
+    """{file name: text} of a directory format (`DIRECTORIES`: neo4j)."""
+    if fmt not in DIRECTORIES:
+        raise GraphFormatError(f"{fmt} is not written as a directory: {', '.join(DIRECTORIES)} is")
+    loaded = load_graph(graph)
+    _require_unique_node_ids(loaded)
+    return DIRECTORIES[fmt](loaded)
 
 
 def read_graph_pair(

@@ -1,24 +1,26 @@
-// The bibliography view (ui://graphwright/bibliography): a citation table sorted by any column,
-// with the BibTeX and RIS the server wrote (core.citation_formats) to copy or download.
+// The bibliography view (ui://graphwright/bibliography, booted by bibliography_page.js, and the
+// notebook's BibliographyView): a citation table sorted by any column, with the BibTeX and RIS
+// the server wrote (core.citation_formats) to copy or download. `mount(root, host)` draws into
+// `root`, which holds bibliography.html's markup; host: {openLink(url)}.
+// mount returns {render(result), draw(payload), toolInput(), cancelled({reason}), setStatus}.
 
 const VIEW_META = "graphwright/view";
-const find = (name) => document.querySelector(`[data-testid="${name}"]`);
+export function mount(root, host) {
+const find = (name) => root.querySelector(`[data-testid="${name}"]`);
 const body = find("bibliography").querySelector("tbody");
-const sorters = [...document.querySelectorAll("[data-sort]")];
+const sorters = [...root.querySelectorAll("[data-sort]")];
 
 let shown = null;
 let order = { key: null, direction: 1 };
 let downloadUrl = null;
 
-const bridge = new McpAppBridge({
-  name: "graphwright-bibliography",
-  version: "1.0.0",
-  handlers: {
-    toolInput: () => setStatus("Searching…"),
-    toolResult: (result) => render(result),
-    toolCancelled: ({ reason }) => setStatus(`The search was cancelled${reason ? `: ${reason}` : ""}.`, true),
-  },
-});
+function toolInput() {
+  setStatus("Searching…");
+}
+
+function cancelled({ reason }) {
+  setStatus(`The search was cancelled${reason ? `: ${reason}` : ""}.`, true);
+}
 
 function setStatus(text, error = false) {
   const status = find("view-status");
@@ -31,6 +33,10 @@ function render(result) {
   if (result.isError) return setStatus(text || "The search failed.", true);
   const payload = (result._meta || {})[VIEW_META];
   if (!payload) return setStatus(text.split("\n")[0] || "No articles found.");
+  draw(payload);
+}
+
+function draw(payload) {
   shown = payload;
   find("view-title").textContent = payload.title;
   find("bibliography-summary").textContent = `${payload.citations.length} references`;
@@ -68,7 +74,7 @@ function drawRows() {
 function link(url, text) {
   return el("a", { href: url, onclick: (event) => {
     event.preventDefault();
-    openExternal(bridge, url);
+    host.openLink(url);
   } }, text);
 }
 
@@ -102,4 +108,5 @@ for (const sorter of sorters) {
   });
 }
 
-bridge.connect().catch((error) => setStatus(`Not connected to an MCP Apps host: ${error.message}`, true));
+return { render, draw, toolInput, cancelled, setStatus };
+}

@@ -1,38 +1,40 @@
-// The graph views (ui://graphwright/knowledge-graph and ui://graphwright/graph-mode).
+// The graph view, drawn by the MCP Apps views (ui://graphwright/knowledge-graph and
+// ui://graphwright/graph-mode, booted by graph_page.js) and by the notebook widget
+// (graphwright.notebook): `mount(root, host)` draws into `root`, which holds graph.html's markup.
 //
 // The server sends everything drawn: the ECharts option (positions, colours by category, the
 // legend) and the nodes' and links' details, under the result's _meta["graphwright/view"]. This
 // script renders it, searches it, shows a clicked node's or link's details with evidence links,
 // and in Graph Mode calls undo, redo and getGraphState through the host.
+//
+// host: {graphMode: bool, callTool(name, args) -> Promise<result>, openLink(url)}.
+// mount returns {render(result), draw(payload), toolInput(args), cancelled({reason})}.
 
 const VIEW_META = "graphwright/view";
 const MAX_MATCHES = 20;
 const MAX_LINKS_LISTED = 50;
-const graphMode = document.body.dataset.view === "graph-mode";
-const find = (name) => document.querySelector(`[data-testid="${name}"]`);
+export function mount(root, host) {
+const graphMode = Boolean(host.graphMode);
+const find = (name) => root.querySelector(`[data-testid="${name}"]`);
 const chartElement = find("graph-chart");
 const search = find("graph-search");
 const details = find("node-details");
 const matches = find("graph-matches");
-const actions = [...document.querySelectorAll("[data-action]")];
+const actions = [...root.querySelectorAll("[data-action]")];
 
 let chart = null;
 let shown = null; // the payload drawn
 let indexOf = new Map(); // node id -> data index in the graph series
 let toolArguments = {};
 
-const bridge = new McpAppBridge({
-  name: "graphwright-graph",
-  version: "1.0.0",
-  handlers: {
-    toolInput: (args) => {
-      toolArguments = args;
-      setStatus("Running the tool…");
-    },
-    toolResult: (result) => render(result),
-    toolCancelled: ({ reason }) => setStatus(`The tool call was cancelled${reason ? `: ${reason}` : ""}.`, true),
-  },
-});
+function toolInput(args) {
+  toolArguments = args;
+  setStatus("Running the tool…");
+}
+
+function cancelled({ reason }) {
+  setStatus(`The tool call was cancelled${reason ? `: ${reason}` : ""}.`, true);
+}
 
 function setStatus(text, error = false) {
   const status = find("view-status");
@@ -103,7 +105,7 @@ function evidenceLinks(edge) {
   return edge.evidence.map((item) =>
     el("a", { href: item.url, "data-testid": "evidence-link", onclick: (event) => {
       event.preventDefault();
-      openExternal(bridge, item.url);
+      host.openLink(item.url);
     } }, item.text),
   );
 }
@@ -161,7 +163,7 @@ async function act(button) {
   actions.forEach((item) => { item.disabled = true; });
   setStatus(`${button.textContent}…`);
   try {
-    render(await bridge.callTool(tool, args));
+    render(await host.callTool(tool, args));
   } catch (error) {
     setStatus(error.message, true);
   } finally {
@@ -172,4 +174,5 @@ async function act(button) {
 search.addEventListener("input", applySearch);
 find("graph-actions").hidden = !graphMode;
 actions.forEach((button) => button.addEventListener("click", () => act(button)));
-bridge.connect().catch((error) => setStatus(`Not connected to an MCP Apps host: ${error.message}`, true));
+return { render, draw, toolInput, cancelled, setStatus };
+}
