@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 from graphwright.client import display
 from graphwright.core import graph_objects as go
+from graphwright.errors import NotFound
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -62,11 +63,15 @@ class GraphModeGraph:
         return self._call("GET", "/state", **params)
 
     def rows(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """Every node and edge, read in pages of STATE_PAGE nodes."""
+        """Every node and edge, read in pages of STATE_PAGE nodes (none before the first
+        edit)."""
         nodes: list[dict[str, Any]] = []
         edges: list[dict[str, Any]] = []
         while True:
-            page = self.state(offset=len(nodes), limit=STATE_PAGE)
+            try:
+                page = self.state(offset=len(nodes), limit=STATE_PAGE)
+            except NotFound:  # the only 404 of /state: no graph yet
+                return nodes, edges
             nodes += page["nodes"]
             edges += page["edges"]
             if not page["metadata"].get("hasMore"):
@@ -176,14 +181,20 @@ class GraphModeGraph:
         content = graph if isinstance(graph, dict) else graph.graph
         return self._call("POST", "/import", {"graph": content}, expected_version=expected_version)
 
-    def add_networkx(
-        self, graph: nx.Graph, *, expected_version: int | None = None
-    ) -> list[dict[str, Any]]:
-        """Add a networkx graph's nodes and edges (see `from_networkx`) as one version."""
+    def add_networkx(self, graph: nx.Graph, *, expected_version: int | None = None) -> list[Any]:
+        """Add a networkx graph's nodes and edges that are not in this graph yet (by id) as
+        one version (attributes as `to_networkx` gives them: `label`, `type`, the rest data).
+
+        >>> g = graph.to_networkx()
+        >>> g.add_edge("NCBIGene:7157", "NCBIGene:672", label="interacts with")
+        >>> graph.add_networkx(g.subgraph(["NCBIGene:7157", "NCBIGene:672"]))
+        """
         nodes, edges = go.networkx_to_rows(graph)
-        operations = [{"op": "addNode", "node": n} for n in nodes]
-        operations += [{"op": "addEdge", "edge": e} for e in edges]
-        return self.batch(operations, expected_version=expected_version)
+        here_nodes, here_edges = self.rows()
+        present = {row["id"] for row in here_nodes} | {row["id"] for row in here_edges}
+        operations = [{"op": "addNode", "node": n} for n in nodes if n["id"] not in present]
+        operations += [{"op": "addEdge", "edge": e} for e in edges if e.get("id") not in present]
+        return self.batch(operations, expected_version=expected_version) if operations else []
 
     def clear(self) -> dict[str, Any]:
         """Remove every node and edge (undoable)."""

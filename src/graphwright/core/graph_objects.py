@@ -107,12 +107,16 @@ def kg_to_networkx(content: Mapping[str, Any]) -> nx.MultiDiGraph:
 
 
 def networkx_to_kg(graph: nx.Graph) -> dict[str, Any]:
-    """A knowledge graph artifact's content from a networkx graph (the inverse of
-    `kg_to_networkx`; a node without `name` is named by its id)."""
-    nodes = [
-        {"id": str(node_id), **attrs, "name": attrs.get("name") or str(node_id)}
-        for node_id, attrs in graph.nodes(data=True)
-    ]
+    """Knowledge graph JSON (the artifact's content, and what Graph Mode imports) from a
+    networkx graph made by `kg_to_networkx` or `rows_to_networkx`: a node's `name` (else its
+    `label`, else its id) and `category` (else its `type`, else NamedThing); every other
+    attribute is kept."""
+    nodes = []
+    for node_id, attrs in graph.nodes(data=True):
+        rest = {k: v for k, v in attrs.items() if k not in ("name", "category", *NODE_FIELDS)}
+        name = attrs.get("name") or attrs.get("label") or node_id
+        category = attrs.get("category") or attrs.get("type") or DEFAULT_NODE_TYPE
+        nodes.append({**rest, "id": str(node_id), "name": str(name), "category": category})
     links = []
     for source, target, key, attrs in _edges(graph):
         label = attrs.get("label") or (key if isinstance(key, str) else None)
