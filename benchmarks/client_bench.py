@@ -92,7 +92,7 @@ def seed(http: httpx.Client, conversation_id: str, nodes: int) -> None:
         graph = {
             "nodes": [{"id": f"N:{i}", "name": f"node {i}", "category": "Gene"} for i in ids],
             "links": [
-                {"source": f"N:{i}", "target": f"N:{rng.randrange(first + 1)}", "label": f"r{k}"}
+                {"source": f"N:{i}", "target": f"N:{rng.randrange(first, i + 1)}", "label": f"r{k}"}
                 for i in ids
                 for k in range(EDGES_PER_NODE)
             ],
