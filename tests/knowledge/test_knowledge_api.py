@@ -425,3 +425,21 @@ def test_a_killed_servers_reader_token_is_revoked_when_the_next_one_starts(
             auth.authenticate(leftover)
         assert sorted(readers()) == ["active", "revoked"]
     assert readers() == ["revoked", "revoked"]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "named"),
+    [
+        ("@id", "http://example.org/<aspirin>", "Invalid IRI code point '<'"),
+        ("name", {"@value": "aspirin", "@language": "en_US!"}, '"aspirin"@en_us!'),
+        ("name", {"@value": "aspirin", "@language": "12-ab"}, "language code"),
+    ],
+)
+def test_json_ld_that_n_quads_refuses_is_a_clear_422(
+    client: TestClient, auth: dict[str, str], field: str, value: Any, named: str
+) -> None:
+    """Issue 29, low: an @id or a language tag that N-Quads refuses answered 500."""
+    content = {**DRUGS[0], field: value}
+    refused = client.post("/api/knowledge/requests", headers=auth, json={"content": content})
+    assert refused.status_code == 422, refused.text
+    assert named in refused.json()["error"]["message"]

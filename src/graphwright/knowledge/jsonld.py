@@ -90,7 +90,16 @@ def to_triples(document: Any, *, part: str = "public") -> list[Triple]:
     """The triples of a JSON-LD document; InvalidInput names what is wrong."""
     if document is None:
         return []
-    quads = list(ox.parse(_nquads(document, part).encode(), ox.RdfFormat.N_QUADS))
+    nquads = _nquads(document, part)
+    try:
+        quads = list(ox.parse(nquads.encode(), ox.RdfFormat.N_QUADS))
+    except SyntaxError as exc:  # pyld wrote a term RDF does not allow (an IRI, a language tag)
+        lines = nquads.splitlines()
+        line = lines[exc.lineno - 1] if exc.lineno and exc.lineno <= len(lines) else ""
+        raise InvalidInput(
+            f"The {part} JSON-LD holds a value RDF does not allow ({exc.msg}) in the triple "
+            f"{line[:300]}: check its @id IRIs and @language tags"
+        ) from None
     if any(not isinstance(quad.graph_name, ox.DefaultGraph) for quad in quads):
         raise InvalidInput(
             f"The {part} JSON-LD names a graph (@graph with an @id): a knowledge asset is "
