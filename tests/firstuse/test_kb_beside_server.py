@@ -110,8 +110,11 @@ def reads(home: Home, ual: str, export: Path) -> dict[str, str]:
 
 
 def test_every_kb_command_works_beside_the_server_and_prints_the_same(
-    home: Home, tmp_path: Path
+    home: Home, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
+    # A path longer than the 80 columns the commands print in (as CI's are), so that a path
+    # broken over two lines shows here.
+    tmp_path = tmp_path_factory.mktemp("a-folder-with-a-long-name-" + "x" * 60)
     aspirin = tmp_path / "aspirin.json"
     aspirin.write_text(json.dumps(drug("aspirin")))
     published = home.kb("publish", str(aspirin), "--title", "Aspirin").splitlines()
