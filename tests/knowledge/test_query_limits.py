@@ -27,7 +27,7 @@ from graphwright.settings import Settings
 from tests.conftest import free_port
 from tests.mcp.support import serving
 
-LIMIT = 2.0
+LIMIT = 4.0
 GRAPHWRIGHT = Path(sys.executable).parent / "graphwright"
 
 
@@ -60,9 +60,15 @@ def app(tmp_path: Path, database: Database) -> FastAPI:
 async def test_a_query_stops_at_its_limit_and_its_worker_is_killed(app: FastAPI) -> None:
     token = app.state.auth_service.mint(label="alice")
     auth = {"Authorization": f"Bearer {token}"}
-    async with serving(app) as url, httpx.AsyncClient(base_url=url, headers=auth) as rest:
-        warm = await rest.get("/api/knowledge/sparql", params={"query": "ASK {}"})
-        assert warm.status_code == 200, warm.text  # a worker started outside the limit
+    async with (
+        serving(app) as url,
+        httpx.AsyncClient(base_url=url, headers=auth, timeout=60) as rest,
+    ):
+        for _ in range(5):  # a worker started and its store opened, outside the measure
+            warm = await rest.get("/api/knowledge/sparql", params={"query": "ASK {}"})
+            if warm.status_code == 200:
+                break
+        assert warm.status_code == 200, warm.text
         started = time.monotonic()
         answer = await rest.post("/api/knowledge/query", json={"query": hostile_query()})
         elapsed = time.monotonic() - started
@@ -119,7 +125,10 @@ async def test_the_event_loop_keeps_beating_while_50_hostile_queries_run(app: Fa
     # Each waits at most its limit (waiting for a free worker counts), so all 50 end together.
     assert elapsed < LIMIT + 10, elapsed
     assert healthy > 0
-    assert max(gaps) < 1.0, max(gaps)  # the loop never stalled on a query or its check
+    # The loop never waited on a query or its check (before the fix: 14 s and more). The 50
+    # clients share this loop and the machine may be busy, so the bound is generous; the
+    # precise /health p99 is measured by benchmarks/sparql_hostile_bench.py.
+    assert max(gaps) < 5.0, max(gaps)
 
 
 def test_sigterm_stops_a_server_running_hostile_queries(database_url: str, tmp_path: Path) -> None:

@@ -163,7 +163,10 @@ async def test_the_default_graph_is_the_union_of_the_public_graphs(
         pytest.skip("a remote SPARQL server keeps its own default graph (docs/knowledge.md)")
     token = app.state.auth_service.mint(label="alice")
     auth = {"Authorization": f"Bearer {token}"}
-    async with serving(app) as url, httpx.AsyncClient(base_url=url, headers=auth) as rest:
+    async with (
+        serving(app) as url,
+        httpx.AsyncClient(base_url=url, headers=auth, timeout=60) as rest,
+    ):
         ask = "ASK { ?s ?p ?o }"
         empty = await rest.get("/api/knowledge/sparql", params={"query": ask})
         assert empty.json()["boolean"] is False
@@ -211,7 +214,10 @@ async def test_a_syntax_error_says_where_it_is(
 ) -> None:
     token = app.state.auth_service.mint(label="alice")
     auth = {"Authorization": f"Bearer {token}"}
-    async with serving(app) as url, httpx.AsyncClient(base_url=url, headers=auth) as rest:
+    async with (
+        serving(app) as url,
+        httpx.AsyncClient(base_url=url, headers=auth, timeout=60) as rest,
+    ):
         for answer in [
             await rest.get("/api/knowledge/sparql", params={"query": query}),
             await rest.post("/api/knowledge/query", json={"query": query}),

@@ -167,6 +167,7 @@ def serve() -> None:
     from graphwright.knowledge import sparql  # noqa: F401
     from graphwright.knowledge.query_check import check_query
 
+    check_query("ASK {}")  # the parser builds its grammar on first use: not within a limit
     stores: dict[str, Any] = {}
     conn.send(("ready",))
     while True:
