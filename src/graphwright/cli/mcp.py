@@ -22,6 +22,10 @@ def mcp(
         return
     from graphwright import mcpkit  # the MCP SDK, for this command only
 
-    with bad_input_exits():
-        server = mcp_registry.create(name)
-    mcpkit.run_stdio(server)
+    from graphwright.knowledge.beside import through_running_server
+    from graphwright.settings import get_settings
+
+    with through_running_server(get_settings(), actor=f"mcp {name}") as settings:
+        with bad_input_exits():
+            server = mcp_registry.create(name, settings=settings)
+        mcpkit.run_stdio(server)
