@@ -21,7 +21,6 @@ def mcp(
             console.print(server_name, highlight=False)
         return
     from graphwright import mcpkit  # the MCP SDK, for this command only
-
     from graphwright.knowledge.beside import through_running_server
     from graphwright.settings import get_settings
 
