@@ -8,6 +8,7 @@ from graphwright import mcp_registry
 from graphwright.cli.common import bad_input_exits, console
 
 LIST = "list"
+STORE_READERS = frozenset({"knowledge", "miner"})  # the servers that open the knowledge base
 
 
 def mcp(
@@ -21,7 +22,15 @@ def mcp(
             console.print(server_name, highlight=False)
         return
     from graphwright import mcpkit  # the MCP SDK, for this command only
+    from graphwright.knowledge.beside import through_running_server
+    from graphwright.settings import get_settings
 
-    with bad_input_exits():
-        server = mcp_registry.create(name)
-    mcpkit.run_stdio(server)
+    if name not in STORE_READERS:
+        with bad_input_exits():
+            server = mcp_registry.create(name)
+        mcpkit.run_stdio(server)
+        return
+    with through_running_server(get_settings(), actor=f"mcp {name}") as settings:
+        with bad_input_exits():
+            server = mcp_registry.create(name, settings=settings)
+        mcpkit.run_stdio(server)
