@@ -133,3 +133,18 @@ def test_if_match_star_means_any_version(server: tuple[str, int, str]) -> None:
         assert response.status_code == 201, response.text
     stale = httpx.post(url, headers={**auth, "If-Match": '"1"'}, json={"label": "a", "type": "g"})
     assert stale.status_code == 409
+
+
+@pytest.mark.parametrize("value", ["", "abc", '"v1"'])
+def test_an_empty_or_malformed_if_match_is_400_naming_the_header(
+    server: tuple[str, int, str], value: str
+) -> None:
+    host, port, token = server
+    response = httpx.post(
+        f"http://{host}:{port}/api/graph/c/nodes",
+        headers={"Authorization": f"Bearer {token}", "If-Match": value},
+        json={"label": "a", "type": "g"},
+    )
+    assert response.status_code == 400, response.text
+    error = envelope(response.content)
+    assert error["code"] == "bad_request" and "If-Match" in error["message"]

@@ -6,7 +6,7 @@ import re
 from typing import Annotated, Literal
 
 import orjson
-from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, HTTPException, Path, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
@@ -81,7 +81,11 @@ def expected_version(
         return expected  # any current version will do
     match = _ETAG.match(if_match)
     if match is None:
-        raise InvalidInput(f'If-Match must be a graph version such as "7", not {if_match!r}')
+        # RFC 9110 13.1.1: an If-Match that is no entity-tag is a malformed request (400); 412
+        # is for a well-formed one that fails, which graphwright answers 409 with the version.
+        raise HTTPException(
+            400, f'The If-Match header must be a graph version such as "7" or *, not {if_match!r}'
+        )
     return int(match.group(1))
 
 

@@ -144,15 +144,20 @@ class GraphList(ApiModel):
     limit: int
 
 
+# A degree is compared with an SQL count: past a 32-bit integer no node can have it, and past
+# 64 bits the databases fail (each differently), so the bound is checked before.
+DEGREE_MAX = 2**31 - 1
+
+
 class NodeSelection(ApiModel):
     """Which nodes a bulk remove takes: by ids, by type, or by degree (give one of them)."""
 
     ids: list[str] | None = None
     types: list[str] | None = None
     exclude_types: list[str] | None = None
-    min_degree: int | None = Field(default=None, ge=0)
-    max_degree: int | None = Field(default=None, ge=0)
-    degree: int | None = Field(default=None, ge=0)
+    min_degree: int | None = Field(default=None, ge=0, le=DEGREE_MAX)
+    max_degree: int | None = Field(default=None, ge=0, le=DEGREE_MAX)
+    degree: int | None = Field(default=None, ge=0, le=DEGREE_MAX)
     type: str | None = None
 
     @model_validator(mode="after")

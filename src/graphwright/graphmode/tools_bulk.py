@@ -13,7 +13,7 @@ from graphwright import mcpkit
 from graphwright.core.words import plural
 from graphwright.errors import InvalidInput
 from graphwright.graphmode.client import GraphBackend
-from graphwright.graphmode.schemas import NodeSelection
+from graphwright.graphmode.schemas import DEGREE_MAX, NodeSelection
 from graphwright.graphmode.tool_support import (
     DESTRUCTIVE,
     WRITE,
@@ -110,14 +110,20 @@ def register_bulk(
     @mcpkit.tool(server, name="removeNodesByDegree", annotations=DESTRUCTIVE, view=view)
     async def remove_nodes_by_degree(
         minDegree: Annotated[
-            int | None, Field(ge=0, description="Remove nodes with at least this many edges.")
+            int | None,
+            Field(ge=0, le=DEGREE_MAX, description="Remove nodes with at least this many edges."),
         ] = None,
         maxDegree: Annotated[
-            int | None, Field(ge=0, description="Remove nodes with at most this many edges.")
+            int | None,
+            Field(ge=0, le=DEGREE_MAX, description="Remove nodes with at most this many edges."),
         ] = None,
         degree: Annotated[
             int | None,
-            Field(ge=0, description="Remove nodes with exactly this many edges (0: isolated)."),
+            Field(
+                ge=0,
+                le=DEGREE_MAX,
+                description="Remove nodes with exactly this many edges (0: isolated).",
+            ),
         ] = None,
         type: Annotated[str | None, Field(description="Only nodes of this type.")] = None,
         preview: Annotated[bool, Field(description="Only report what would go.")] = False,
