@@ -145,6 +145,20 @@ def test_the_knowledge_base_publishes_after_approval(client: Client) -> None:
     assert frame["name"].tolist() == ["client test"]
 
 
+def test_to_networkx_reads_every_page(client: Client) -> None:
+    from graphwright.client import graph as graph_module
+
+    turn = client.chat("/kg.queryNeighbors TP53")
+    graph = client.graph_mode(turn.conversation_id)
+    page = graph_module.STATE_PAGE
+    graph_module.STATE_PAGE = 3  # more edges (10) than nodes (11) per page past the nodes
+    try:
+        whole = graph.to_networkx()
+    finally:
+        graph_module.STATE_PAGE = page
+    assert (whole.number_of_nodes(), whole.number_of_edges()) == (11, 10)
+
+
 def test_a_wrong_token_is_unauthorized(client: Client) -> None:
     good = client.token
     assert good
