@@ -150,13 +150,17 @@ def test_to_networkx_reads_every_page(client: Client) -> None:
 
     turn = client.chat("/kg.queryNeighbors TP53")
     graph = client.graph_mode(turn.conversation_id)
+    extra = [
+        {"source": "NCBIGene:7157", "target": "NCBIGene:672", "label": f"r{i}"} for i in range(6)
+    ]
+    graph.add_edges(extra)  # 16 edges, 11 nodes: edge pages go on after the nodes run out
     page = graph_module.STATE_PAGE
-    graph_module.STATE_PAGE = 3  # more edges (10) than nodes (11) per page past the nodes
+    graph_module.STATE_PAGE = 3
     try:
         whole = graph.to_networkx()
     finally:
         graph_module.STATE_PAGE = page
-    assert (whole.number_of_nodes(), whole.number_of_edges()) == (11, 10)
+    assert (whole.number_of_nodes(), whole.number_of_edges()) == (11, 16)
 
 
 def test_a_wrong_token_is_unauthorized(client: Client) -> None:
