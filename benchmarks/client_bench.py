@@ -118,7 +118,7 @@ def direct_networkx(http: httpx.Client, conversation_id: str) -> nx.MultiDiGraph
              {**e["data"], "label": e["label"], "type": e["type"]})
             for e in page["edges"]
         )  # fmt: skip
-        offset += len(page["nodes"])
+        offset += 10_000  # nodes and edges are paged at the same offset
         if not page["metadata"]["hasMore"]:
             return graph
 

@@ -145,6 +145,24 @@ def test_the_knowledge_base_publishes_after_approval(client: Client) -> None:
     assert frame["name"].tolist() == ["client test"]
 
 
+def test_to_networkx_reads_every_page(client: Client) -> None:
+    from graphwright.client import graph as graph_module
+
+    turn = client.chat("/kg.queryNeighbors TP53")
+    graph = client.graph_mode(turn.conversation_id)
+    extra = [
+        {"source": "NCBIGene:7157", "target": "NCBIGene:672", "label": f"r{i}"} for i in range(6)
+    ]
+    graph.add_edges(extra)  # 16 edges, 11 nodes: edge pages go on after the nodes run out
+    page = graph_module.STATE_PAGE
+    graph_module.STATE_PAGE = 3
+    try:
+        whole = graph.to_networkx()
+    finally:
+        graph_module.STATE_PAGE = page
+    assert (whole.number_of_nodes(), whole.number_of_edges()) == (11, 16)
+
+
 def test_a_wrong_token_is_unauthorized(client: Client) -> None:
     good = client.token
     assert good

@@ -63,17 +63,19 @@ class GraphModeGraph:
         return self._call("GET", "/state", **params)
 
     def rows(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """Every node and edge, read in pages of STATE_PAGE nodes (none before the first
-        edit)."""
+        """Every node and edge, read in pages of STATE_PAGE (a page holds up to that many
+        nodes and, at the same offset, as many edges)."""
         nodes: list[dict[str, Any]] = []
         edges: list[dict[str, Any]] = []
+        offset = 0
         while True:
             try:
-                page = self.state(offset=len(nodes), limit=STATE_PAGE)
+                page = self.state(offset=offset, limit=STATE_PAGE)
             except NotFound:  # the only 404 of /state: no graph yet
                 return nodes, edges
             nodes += page["nodes"]
             edges += page["edges"]
+            offset += STATE_PAGE
             if not page["metadata"].get("hasMore"):
                 return nodes, edges
 
