@@ -4,6 +4,7 @@ envelope turns back into `graphwright.errors`."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -111,12 +112,15 @@ class RestGraphBackend:
     async def rows(self) -> GraphRows:
         nodes: list[Row] = []
         edges: list[Row] = []
-        while True:
-            page = await self.window(len(nodes), STATE_PAGE)
+        # /state pages nodes and edges at the same offset: the offset moves by whole pages,
+        # not by the nodes read (a graph with more edges than nodes would read one page forever)
+        for offset in itertools.count(0, STATE_PAGE):
+            page = await self.window(offset, STATE_PAGE)
             nodes += page.nodes
             edges += page.edges
             if not page.has_more:
                 return GraphRows(nodes, edges, page.version)
+        raise AssertionError("unreachable")
 
     async def window(
         self, offset: int, limit: int, node_types: Sequence[str] | None = None
