@@ -31,7 +31,7 @@ from mcp_types import (
     TextResourceContents,
     ToolAnnotations,
 )
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from graphwright import __version__
 from graphwright.core.artifacts import BIBLIOGRAPHY, KNOWLEDGE_GRAPH, MARKDOWN
@@ -272,6 +272,24 @@ def add_tool(
     server.add_tool(
         _catch_errors(fn), name=name, description=description, annotations=annotations, meta=meta
     )
+    _refuse_unknown_arguments(server, name or fn.__name__)
+
+
+def _refuse_unknown_arguments(server: MCPServer[Any], name: str) -> None:
+    """An argument the tool does not take is an error naming it, not silently dropped: the
+    SDK's argument model ignores extras, and MCPServer has no option for it, so its tool
+    record gets a model that forbids them (and a schema that says so)."""
+    registered = server._tool_manager.get_tool(name)
+    if registered is None:
+        return
+    metadata = registered.fn_metadata
+    forbidding = type(
+        metadata.arg_model.__name__,
+        (metadata.arg_model,),
+        {"model_config": ConfigDict(extra="forbid"), "__module__": __name__},
+    )
+    metadata.arg_model = forbidding
+    registered.parameters["additionalProperties"] = False
 
 
 def tool(

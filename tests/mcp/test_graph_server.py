@@ -300,6 +300,7 @@ async def layout_history_and_removal(call: Call, read_graph: Callable[[], Awaita
     assert isolated.structured_content["nodeCount"] == 0
     await fails(call, "removeNodesByDegree", {}, "Select nodes by exactly one of")
     await fails(call, "removeNodesByDegree", {"degree": 2**63}, "less than or equal to 2147483647")
+    await fails(call, "removeNodesByDegree", {"degre": 0}, "degre: Extra inputs are not permitted")
     gone = await ok(call, "removeNodesByType", {"types": ["other"]})
     assert gone.structured_content["edgeCount"] == 1
     assert (await ok(call, "getGraphState")).structured_content["nodeCount"] == 5
