@@ -167,6 +167,12 @@ def _record_conflict(record: Record, field: str, value: Any) -> None:
 
 
 def _add_new(values: list[Any], value: Any) -> None:
+    if type(value) in _SCALARS:
+        # A scalar is its own key and never equals a dict's or list's: the list's own search
+        # (in C) decides, where a key per value made a merge of n nodes cost n² Python steps.
+        if value not in values:
+            values.append(value)
+        return
     key = hash_key(value)
     if all(hash_key(seen) != key for seen in values):
         values.append(value)

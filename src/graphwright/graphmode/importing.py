@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -119,46 +121,101 @@ class GraphImports(GraphServiceBase):
         if keep_id in remove_ids:
             raise InvalidInput(f"Node '{keep_id}' cannot be both kept and removed")
 
+        for _ in range(PLAN_ATTEMPTS):
+            plan = self._plan_merge(conversation_id, keep_id, remove_ids)
+            try:
+                return self._write(
+                    conversation_id,
+                    "mergeNodes",
+                    actor,
+                    expected_version,
+                    partial(_apply_merge, plan=plan),
+                    prepared=plan,
+                )
+            except GraphMoved:
+                continue
+
         def build(change: Change) -> Node:
-            return self._merge_nodes(change, keep_id, remove_ids)
+            plan = _plan_merge(
+                change.repo, change.project_id, change.version - 1, change.now, keep_id, remove_ids
+            )
+            return _apply_merge(change, plan)
 
         return self._write(conversation_id, "mergeNodes", actor, expected_version, build)
 
-    def _merge_nodes(self, change: Change, keep_id: str, remove_ids: list[str]) -> Node:
-        repo, project_id = change.repo, change.project_id
-        rows = repo.nodes_by_ids(project_id, [keep_id, *remove_ids])
-        for wanted in [keep_id, *remove_ids]:
-            if wanted not in rows:
-                raise NotFound(f"No node '{wanted}' in this graph")
-        removed = set(remove_ids)
-        touching = repo.edges_touching(project_id, [keep_id, *remove_ids])
-        by_key: dict[tuple[str, str, str], Row] = {}
-        moved: dict[str, Row] = {}
-        dropped: list[str] = []
-        for edge in sorted(touching.values(), key=lambda e: (e["source"] in removed, e["id"])):
-            source = keep_id if edge["source"] in removed else edge["source"]
-            target = keep_id if edge["target"] in removed else edge["target"]
-            key = (source, edge["label"] or "", target)
-            kept = by_key.get(key)
-            if kept is None:
-                by_key[key] = {**edge, "source": source, "target": target}
-                if (source, target) != (edge["source"], edge["target"]):
-                    moved[edge["id"]] = by_key[key]
-                continue
-            kept["data"] = _merge_link_data(kept, edge)
+    def _plan_merge(self, conversation_id: str, keep_id: str, remove_ids: list[str]) -> MergePlan:
+        """The merge planned against the graph as it stands, in a read transaction: folding
+        thousands of nodes takes seconds, which other conversations' writes must not wait."""
+        with self._db.read() as session:
+            repo = GraphRepository(session)
+            project = repo.project(conversation_key(conversation_id))
+            return _plan_merge(
+                repo,
+                project.id if project else None,
+                project.version if project else 0,
+                utc_now(),
+                keep_id,
+                remove_ids,
+            )
+
+
+@dataclass
+class MergePlan:
+    """What a node merge writes, prepared from the graph at `version`."""
+
+    version: int
+    now: datetime
+    ops: list[Op]
+    node: Node
+    summary: dict[str, Any]
+
+
+def _apply_merge(change: Change, plan: MergePlan) -> Node:
+    change.apply(plan.ops)
+    change.summary["merged"] = plan.summary
+    return plan.node
+
+
+def _plan_merge(
+    repo: GraphRepository,
+    project_id: int | None,
+    version: int,
+    now: datetime,
+    keep_id: str,
+    remove_ids: list[str],
+) -> MergePlan:
+    rows = repo.nodes_by_ids(project_id, [keep_id, *remove_ids]) if project_id else {}
+    for wanted in [keep_id, *remove_ids]:
+        if wanted not in rows:
+            raise NotFound(f"No node '{wanted}' in this graph")
+    removed = set(remove_ids)
+    touching = repo.edges_touching(project_id, [keep_id, *remove_ids])
+    # The links that become one (same ends and label) are merged in one step per group: one
+    # at a time, a group of n cost n merges of a growing evidence list.
+    groups: dict[tuple[str, str, str], list[Row]] = {}
+    for edge in sorted(touching.values(), key=lambda e: (e["source"] in removed, e["id"])):
+        source = keep_id if edge["source"] in removed else edge["source"]
+        target = keep_id if edge["target"] in removed else edge["target"]
+        groups.setdefault((source, edge["label"] or "", target), []).append(edge)
+    moved: dict[str, Row] = {}
+    dropped: list[str] = []
+    for (source, _, target), (first, *others) in groups.items():
+        kept = {**first, "source": source, "target": target}
+        if others:
+            kept["data"] = _merge_link_data(kept, others)
+            dropped.extend(other["id"] for other in others)
+        if others or (source, target) != (first["source"], first["target"]):
             moved[kept["id"]] = kept
-            dropped.append(edge["id"])
-        ops: list[Op] = [{"op": "remove_edge", "id": i} for i in dropped]
-        for edge_id, edge in moved.items():
-            values = {k: edge[k] for k in ("source", "target", "data")} | {"updated_at": change.now}
-            ops.append({"op": "update_edge", "id": edge_id, "set": row_to_json(values)})
-        merged = _merge_node_rows(rows[keep_id], [rows[i] for i in remove_ids])
-        merged["updated_at"] = change.now
-        ops.append({"op": "update_node", "id": keep_id, "set": row_to_json(merged)})
-        ops.extend({"op": "remove_node", "id": i} for i in remove_ids)
-        change.apply(ops)
-        change.summary["merged"] = {"keep": keep_id, "removed": remove_ids}
-        return node_model({**rows[keep_id], **merged})
+    ops: list[Op] = [{"op": "remove_edge", "id": i} for i in dropped]
+    for edge_id, edge in moved.items():
+        values = {k: edge[k] for k in ("source", "target", "data")} | {"updated_at": now}
+        ops.append({"op": "update_edge", "id": edge_id, "set": row_to_json(values)})
+    merged = _merge_node_rows(rows[keep_id], [rows[i] for i in remove_ids])
+    merged["updated_at"] = now
+    ops.append({"op": "update_node", "id": keep_id, "set": row_to_json(merged)})
+    ops.extend({"op": "remove_node", "id": i} for i in remove_ids)
+    summary = {"keep": keep_id, "removed": remove_ids}
+    return MergePlan(version, now, ops, node_model({**rows[keep_id], **merged}), summary)
 
 
 def _fresh(incoming: GraphAccumulator) -> dict[str, Any]:
@@ -189,10 +246,13 @@ def _merge_node_rows(keep: Row, others: list[Row]) -> Row:
     return merged
 
 
-def _merge_link_data(kept: Row, other: Row) -> dict[str, Any]:
+def _merge_link_data(kept: Row, others: list[Row]) -> dict[str, Any]:
     merger = GraphAccumulator()
     ends = [{"id": kept["source"]}, {"id": kept["target"]}]
-    links = [seed_link(kept, with_id=False), {**seed_link(other, with_id=False)}]
-    links[1]["source"], links[1]["target"] = kept["source"], kept["target"]
+    links = [seed_link(kept, with_id=False)]
+    for other in others:
+        link = seed_link(other, with_id=False)
+        link["source"], link["target"] = kept["source"], kept["target"]
+        links.append(link)
     merger.add({"nodes": ends, "links": links}, result_id=EXISTING)
     return link_fields(without_existing_tag(merger.to_graph()["links"][0]))["data"]
