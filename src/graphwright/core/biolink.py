@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib.resources import files
 from typing import Literal
 
@@ -161,6 +161,7 @@ def class_name(category: str) -> str | None:
     return _model().classes.get(curie)
 
 
+@lru_cache(maxsize=4096)
 def type_name(raw: str) -> str:
     """The one spelling of a node type: its Biolink class name (`gene`, ` Gene `, `GENE` and
     `biolink:Gene` give `Gene`; `small molecule` and `small_molecule` give `SmallMolecule`), or
