@@ -14,6 +14,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from graphwright.core.palette import type_colour
 from tests.web.browser import (
     by_text,
     click,
@@ -391,3 +392,45 @@ def test_the_context_menu_starts_an_edge_and_deletes_the_node(browser: Any, live
     assert "MONDO:0007254" not in labels(live, "menu")
     assert len(state(live, "menu")["edges"]) == 2  # and the two edges that touched it
     wait(browser, lambda d: find(d, "graph-title").text == title.format(version, 4, 2))
+
+
+# --- one colour per type ----------------------------------------------------------------------
+
+DRAWN_COLOURS = """
+const el = arguments[0];
+const chart = getElement(el.id.replace(/^c/, '')).chart;
+const series = chart.getOption().series[0];
+return Object.fromEntries((series.categories || []).map(c => [c.name, c.itemStyle.color]));
+"""
+
+
+def drawn_colours(driver: Any) -> dict[str, str]:
+    """Each type's colour as ECharts draws it, once the chart has its categories."""
+    return wait(driver, lambda d: d.execute_script(DRAWN_COLOURS, find(d, "graph-chart")))
+
+
+def test_a_type_has_the_same_colour_in_the_chat_graph_and_the_editor(
+    browser: Any, live: LiveUI
+) -> None:
+    """Issue 31, points 10 and 11: `gene` and `Gene` were two legend entries, and Gene changed
+    colour between views. Both pages now draw one Gene, in `type_colour("Gene")`."""
+    gene = type_colour("Gene")
+    version = new_graph(live, "colours")
+    with live.api() as api:
+        added = api.post(
+            "/api/graph/colours/nodes", json={"id": "X:1", "label": "MYC", "type": "biolink:Gene"}
+        )
+        assert added.status_code == 201, added.text
+    open_editor(browser, live, "colours", version + 1)
+    editor = drawn_colours(browser)
+    assert editor["Gene"] == gene
+    assert [name for name in editor if name.casefold() == "gene"] == ["Gene"]
+
+    with live.api() as api:
+        turn = api.post("/api/chat", json={"message": "/kg.queryNeighbors TP53", "stream": False})
+        assert turn.status_code == 200, turn.text
+        cid = turn.json()["data"]["conversationId"]
+    browser.get(f"{live.url}/c/{cid}")
+    chat = drawn_colours(browser)
+    assert chat["Gene"] == gene
+    assert all(colour == type_colour(name) for name, colour in chat.items())
