@@ -106,3 +106,13 @@ def test_each_type_has_its_palette_colour_in_every_drawing_and_payload() -> None
     assert {s["name"]: s["itemStyle"]["color"] for s in dense[1:]}["Gene"] == gene
     payload, _ = graph_payload(few, [], title="g")
     assert payload["nodes"]["g"]["colour"] == gene
+
+
+def test_the_hover_card_names_the_node_its_type_and_id() -> None:
+    """Issue 31, point 12: the tooltip read "TP53 -"."""
+    nodes = [{"id": "NCBIGene:7157", "label": "TP53", "type": "gene"},
+             {"id": "NCBIGene:4193", "label": "MDM2", "type": "gene"}]  # fmt: skip
+    edges = [{"id": "e", "source": "NCBIGene:4193", "target": "NCBIGene:7157", "label": "inhibits"}]
+    series = drawing(nodes, edges, place(nodes, edges)).options["series"][0]
+    assert series["data"][0]["tooltip"]["formatter"] == "TP53 · Gene · NCBIGene:7157"
+    assert series["links"][0]["value"] == "inhibits"  # the edge's hover shows its predicate

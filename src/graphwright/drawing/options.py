@@ -68,6 +68,9 @@ def chart_options(
             "category": category_of[node_type(node)],
             "symbolSize": round(size, 1),
         }
+        if not large:
+            # The hover card: name, type and id ("TP53 · Gene · NCBIGene:7157").
+            item["tooltip"] = {"formatter": f"{item['name']} · {node_type(node)} · {node['id']}"}
         if node["id"] in wanted:
             item["symbolSize"] = round(size * 1.8 + 4, 1)
             item["itemStyle"] = {"borderColor": "#111", "borderWidth": 3}
