@@ -106,7 +106,7 @@ async def build_and_edit(call: Call) -> None:
     added = await ok(
         call, "addNode", {"label": "TP53", "type": "gene", "canonicalId": "NCBIGene:7157"}
     )
-    assert text_of(added).startswith("Added node 'TP53' (gene) with id 'NCBIGene:7157'")
+    assert text_of(added).startswith("Added node 'TP53' (Gene) with id 'NCBIGene:7157'")
     assert added.structured_content["node"]["id"] == "NCBIGene:7157"
     await ok(
         call,
@@ -208,7 +208,7 @@ async def build_and_edit(call: Call) -> None:
 async def read_and_analyse(call: Call) -> None:
     state = await ok(call, "getGraphState")
     assert text_of(state).startswith("Current graph has 7 nodes and 5 edges")
-    assert state.structured_content["nodeTypes"]["gene"] == 2
+    assert state.structured_content["nodeTypes"]["Gene"] == 2
     assert state.structured_content["nextCursor"] is None
 
     found = await ok(call, "searchNodes", {"query": "tp53"})

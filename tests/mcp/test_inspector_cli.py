@@ -24,7 +24,7 @@ CALLS = {
     "literature": ("searchPubMed", ["query=imatinib leukemia", "maxResults=2"], "11287972"),
     "grants": ("searchGrants", ["query=Parkinson"], "SYNTHETIC-0005"),
     "kg": ("queryNeighbors", ["curieOrName=imatinib"], "MONDO:0011996"),
-    "graph": ("addNode", ["label=TP53", "type=gene"], "Added node 'TP53' (gene)"),
+    "graph": ("addNode", ["label=TP53", "type=gene"], "Added node 'TP53' (Gene)"),
     "artifacts": ("list_artifacts", [], "No artifacts in conversation 'inspector'"),
 }
 RETURNS_ARTIFACT = {"literature", "kg"}

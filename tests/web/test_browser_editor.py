@@ -14,6 +14,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from graphwright.core.palette import type_colour
 from tests.web.browser import (
     by_text,
     click,
@@ -80,9 +81,8 @@ def current_version(live: LiveUI, cid: str) -> int:
         return int(api.get(f"/api/graph/{cid}/summary").json()["data"]["version"])
 
 
-def click_node(driver: Any, node_id: str, *, right: bool = False) -> None:
-    """A real mouse click (or right-click, after a click selects it) on the node, where ECharts
-    drew it."""
+def node_offset(driver: Any, node_id: str) -> tuple[int, int]:
+    """Where ECharts drew the node, from the chart's centre (as selenium offsets count)."""
     chart = find(driver, "graph-chart")
     dx, dy = driver.execute_script(
         """
@@ -98,6 +98,14 @@ def click_node(driver: Any, node_id: str, *, right: bool = False) -> None:
         node_id,
     )
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", chart)
+    return int(dx), int(dy)
+
+
+def click_node(driver: Any, node_id: str, *, right: bool = False) -> None:
+    """A real mouse click (or right-click, after a click selects it) on the node, where ECharts
+    drew it."""
+    chart = find(driver, "graph-chart")
+    dx, dy = node_offset(driver, node_id)
     ActionChains(driver).move_to_element_with_offset(chart, int(dx), int(dy)).click().perform()
     wait(driver, lambda d: find(d, "selected-node").text == f"Node {node_id}")
     if right:
@@ -158,7 +166,7 @@ def test_details_edit_delete_bulk_merge_and_keyboard_undo_redo(browser: Any, liv
     assert len(state(live, "edit")["edges"]) == 3
 
     tab(browser, "edit")
-    pick(browser, "bulk-types", "disease")
+    pick(browser, "bulk-types", "Disease")
     click(browser, find(browser, "bulk-preview"))
     dialog = find(browser, "bulk-dialog")
     assert "This deletes 1 nodes and 1 edges." in dialog.text and "breast cancer" in dialog.text
@@ -391,3 +399,77 @@ def test_the_context_menu_starts_an_edge_and_deletes_the_node(browser: Any, live
     assert "MONDO:0007254" not in labels(live, "menu")
     assert len(state(live, "menu")["edges"]) == 2  # and the two edges that touched it
     wait(browser, lambda d: find(d, "graph-title").text == title.format(version, 4, 2))
+
+
+# --- one colour per type ----------------------------------------------------------------------
+
+DRAWN_COLOURS = """
+const el = arguments[0];
+const chart = getElement(el.id.replace(/^c/, '')).chart;
+const series = chart.getOption().series[0];
+return Object.fromEntries((series.categories || []).map(c => [c.name, c.itemStyle.color]));
+"""
+
+
+def drawn_colours(driver: Any) -> dict[str, str]:
+    """Each type's colour as ECharts draws it, once the chart has its categories."""
+    return wait(driver, lambda d: d.execute_script(DRAWN_COLOURS, find(d, "graph-chart")))
+
+
+def test_a_type_has_the_same_colour_in_the_chat_graph_and_the_editor(
+    browser: Any, live: LiveUI
+) -> None:
+    """Issue 31, points 10 and 11: `gene` and `Gene` were two legend entries, and Gene changed
+    colour between views. Both pages now draw one Gene, in `type_colour("Gene")`."""
+    gene = type_colour("Gene")
+    version = new_graph(live, "colours")
+    with live.api() as api:
+        added = api.post(
+            "/api/graph/colours/nodes", json={"id": "X:1", "label": "MYC", "type": "biolink:Gene"}
+        )
+        assert added.status_code == 201, added.text
+    open_editor(browser, live, "colours", version + 1)
+    editor = drawn_colours(browser)
+    assert editor["Gene"] == gene
+    assert [name for name in editor if name.casefold() == "gene"] == ["Gene"]
+
+    with live.api() as api:
+        turn = api.post("/api/chat", json={"message": "/kg.queryNeighbors TP53", "stream": False})
+        assert turn.status_code == 200, turn.text
+        cid = turn.json()["data"]["conversationId"]
+    browser.get(f"{live.url}/c/{cid}")
+    chat = drawn_colours(browser)
+    assert chat["Gene"] == gene
+    assert all(colour == type_colour(name) for name, colour in chat.items())
+
+
+def test_a_right_click_deletes_the_node_pointed_at_and_offers_undo(
+    browser: Any, live: LiveUI
+) -> None:
+    """Issue 31, point 9: with CDKN1A clicked, a right-click on MYC beside it and "Delete"
+    deleted CDKN1A. The right-click now picks MYC, and a toast names it with an Undo."""
+    version = new_graph(live, "pointed")
+    close = [{"id": "NCBIGene:4609", "label": "MYC", "type": "gene",
+              "position": {"x": 600, "y": -150}},
+             {"id": "NCBIGene:1026", "label": "CDKN1A", "type": "gene",
+              "position": {"x": 660, "y": -150}}]  # fmt: skip
+    with live.api() as api:
+        added = api.post("/api/graph/pointed/nodes/bulk", json={"nodes": close})
+        assert added.status_code == 201, added.text
+    version += 1
+    open_editor(browser, live, "pointed", version)
+    click_node(browser, "NCBIGene:1026")
+    chart = find(browser, "graph-chart")
+    dx, dy = node_offset(browser, "NCBIGene:4609")
+    ActionChains(browser).move_to_element_with_offset(chart, dx, dy).context_click().perform()
+    wait(browser, lambda d: find(d, "selected-node").text == "Node NCBIGene:4609")
+    click(browser, by_text(browser, "Delete the selected node", "div[contains(@class, 'q-item')]"))
+    wait(browser, lambda d: find(d, "delete-toast-text").text == "Deleted MYC (Gene)")
+    wait_drawn(browser, str(version + 1))
+    remaining = labels(live, "pointed")
+    assert "NCBIGene:4609" not in remaining and remaining["NCBIGene:1026"] == "CDKN1A"
+    click(browser, find(browser, "delete-undo"))
+    wait_drawn(browser, str(version + 2))
+    assert labels(live, "pointed")["NCBIGene:4609"] == "MYC"
+    toast = browser.find_element(By.CSS_SELECTOR, css("delete-toast"))
+    wait(browser, lambda _d: not toast.is_displayed())

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 
+from graphwright.core.palette import type_colour
 from graphwright.drawing.graph import drawing
 from graphwright.drawing.layout import place
-from graphwright.drawing.options import chart_options
+from graphwright.drawing.options import DENSE_EDGES_FROM, chart_options
 from graphwright.graphmode.analysis import FORCE_LAYOUT_MAX_NODES
+from graphwright.mcp_apps.payloads import graph_payload
 
 
 def ring(count: int) -> tuple[list[dict], list[dict]]:
@@ -51,8 +53,8 @@ def test_types_become_categories_with_a_legend_and_highlights_stand_out() -> Non
     placement = place(nodes, edges)
     options = chart_options(nodes, edges, placement.positions, highlight={"n1"})
     series = options["series"][0]
-    assert options["legend"][0]["data"] == ["disease", "gene"]
-    assert [c["name"] for c in series["categories"]] == ["disease", "gene"]
+    assert options["legend"][0]["data"] == ["Disease", "Gene"]
+    assert [c["name"] for c in series["categories"]] == ["Disease", "Gene"]
     by_id = {item["id"]: item for item in series["data"]}
     assert by_id["n1"]["category"] == 1 and by_id["n0"]["category"] == 0
     assert by_id["n1"]["symbolSize"] > by_id["n0"]["symbolSize"]
@@ -80,8 +82,37 @@ def test_a_dense_graph_is_drawn_with_large_series_and_clicks_map_to_nodes() -> N
     shown = drawing(nodes, edges, place(nodes, edges), highlight={"n2"})
     lines, *scatters = shown.options["series"]
     assert lines["type"] == "lines" and lines["large"] and len(lines["data"]) == len(edges)
-    assert [s["name"] for s in scatters] == ["disease", "gene", "highlighted"]
+    assert [s["name"] for s in scatters] == ["Disease", "Gene", "highlighted"]
     assert all(s["type"] == "scatter" for s in scatters)
     assert shown.series_node_ids is not None
     assert shown.series_node_ids[1][:2] == ["n1", "n3"]
     assert shown.series_node_ids[-1] == ["n2"]
+
+
+def test_each_type_has_its_palette_colour_in_every_drawing_and_payload() -> None:
+    """Issue 31, point 11: Gene was orange in one drawing and blue in the next, because colours
+    went by how common a type was. Now `type_colour` gives each type its colour everywhere."""
+    gene = type_colour("Gene")
+    few = [{"id": "g", "label": "TP53", "type": "gene"}]
+    many = few + [{"id": f"d{i}", "label": f"D{i}", "type": "disease"} for i in range(5)]
+    for nodes in (few, many):
+        option = drawing(nodes, [], place(nodes, [])).options
+        colours = {c["name"]: c["itemStyle"]["color"] for c in option["series"][0]["categories"]}
+        assert colours["Gene"] == gene and "color" not in option
+    nodes, edges = ring(DENSE_EDGES_FROM // 2 + 1)
+    edges += [{"id": f"x{i}", "source": f"n{i}", "target": f"n{(i + 2) % len(nodes)}"}
+              for i in range(len(nodes))]  # fmt: skip
+    dense = drawing(nodes, edges, place(nodes, edges)).options["series"]
+    assert {s["name"]: s["itemStyle"]["color"] for s in dense[1:]}["Gene"] == gene
+    payload, _ = graph_payload(few, [], title="g")
+    assert payload["nodes"]["g"]["colour"] == gene
+
+
+def test_the_hover_card_names_the_node_its_type_and_id() -> None:
+    """Issue 31, point 12: the tooltip read "TP53 -"."""
+    nodes = [{"id": "NCBIGene:7157", "label": "TP53", "type": "gene"},
+             {"id": "NCBIGene:4193", "label": "MDM2", "type": "gene"}]  # fmt: skip
+    edges = [{"id": "e", "source": "NCBIGene:4193", "target": "NCBIGene:7157", "label": "inhibits"}]
+    series = drawing(nodes, edges, place(nodes, edges)).options["series"][0]
+    assert series["data"][0]["tooltip"]["formatter"] == "TP53 · Gene · NCBIGene:7157"
+    assert series["links"][0]["value"] == "inhibits"  # the edge's hover shows its predicate

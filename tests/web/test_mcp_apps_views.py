@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Route
 
+from graphwright.core.palette import type_colour
 from graphwright.graphmode.tools import graph_server
 from graphwright.settings import Settings
 from graphwright.sources.tools import kg_server, literature_server
@@ -163,6 +164,13 @@ def test_graph_mode_undo_and_redo_round_trip_through_the_host(
               source="NCBIGene:4193", target="NCBIGene:7157", label="inhibits")  # fmt: skip
     drawn(browser, "7")
     assert find(browser, "graph-summary").text == "4 nodes · 3 links · version 7"
+    # Each type in the one colour the chat page and the editor draw it in (issue 31, point 11).
+    colours = browser.execute_script(
+        "const series = echarts.getInstanceByDom(arguments[0]).getOption().series[0];"
+        "return Object.fromEntries(series.categories.map(c => [c.name, c.itemStyle.color]));",
+        find(browser, "graph-chart"),
+    )
+    assert colours == {"Gene": type_colour("Gene"), "Drug": type_colour("Drug")}
     browser.switch_to.default_content()
     find(browser, "view").screenshot(str(SCREENSHOTS / "mcp-apps-graph-mode.png"))
     browser.switch_to.frame(find(browser, "view"))

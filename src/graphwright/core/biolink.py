@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib.resources import files
 from typing import Literal
 
@@ -25,6 +25,7 @@ _NUMERIC = {"integer": "integer", "float": "float", "double": "float", "boolean"
 # drugs): two categories under the same one of these may name one entity.
 _CONFLATED = ("gene or gene product", "chemical entity")
 _WORD = re.compile(r"[\s_]+")
+_TYPE_WORD = re.compile(r"[\s_-]+")
 # The classes most ids belong to, in the order their prefixes rank when ids of an entity are
 # ordered; a prefix's category is the first of these that lists it earliest.
 MAIN_CLASSES = (
@@ -158,6 +159,27 @@ def class_name(category: str) -> str | None:
     text = category.strip()
     curie = text if text.startswith(BIOLINK) else class_curie(text)
     return _model().classes.get(curie)
+
+
+@lru_cache(maxsize=4096)
+def type_name(raw: str) -> str:
+    """The one spelling of a node type: its Biolink class name (`gene`, ` Gene `, `GENE` and
+    `biolink:Gene` give `Gene`; `small molecule` and `small_molecule` give `SmallMolecule`), or
+    for any other type the PascalCase of its words (`cell line` gives `CellLine`)."""
+    text = raw.strip()
+    if text[: len(BIOLINK)].lower() == BIOLINK:
+        text = text[len(BIOLINK) :].strip()
+    words = [word for word in _TYPE_WORD.split(text) if word]
+    if not words:
+        return raw.strip()
+    pascal = "".join(word[:1].upper() + word[1:] for word in words)
+    return _class_by_key().get(pascal.lower(), pascal)
+
+
+@cache
+def _class_by_key() -> dict[str, str]:
+    """Each class's PascalCase name by its lower-cased form, to find a class whatever its case."""
+    return {name.lower(): name for name in (c.removeprefix(BIOLINK) for c in _model().classes)}
 
 
 def nearest_main_class(category: str) -> str | None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from graphwright.core.biolink import type_name
 from graphwright.drawing.layout import Placement
 from graphwright.drawing.options import (
     DENSE_EDGES_FROM,
@@ -66,7 +67,7 @@ def drawing(
     hidden_types: Collection[str] = (),
 ) -> Drawing:
     """What the view sends to the browser, built once per graph version and view settings."""
-    hidden = set(hidden_types)
+    hidden = {type_name(kind) for kind in hidden_types}
     shown = [n for n in nodes if node_type(n) not in hidden] if hidden else list(nodes)
     links = drawn_edges(shown, edges)
     if len(links) >= DENSE_EDGES_FROM:

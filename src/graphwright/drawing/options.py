@@ -1,5 +1,8 @@
 """The ECharts option of a knowledge graph: a `graph` series with fixed (server-side) positions,
-one category per node type with its colour and legend entry, labels on hover, arrows on edges."""
+one category per node type with its colour and legend entry, labels on hover, arrows on edges.
+
+Types are named by their Biolink class (`biolink:Gene` and `gene` are both `Gene`) and coloured by
+`core.palette.type_colour`, so a type has the same colour in every view, page and export."""
 
 from __future__ import annotations
 
@@ -8,25 +11,23 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-# Colour-blind-safe colours (Okabe-Ito, then Tol's muted), each readable against white.
-PALETTE = [
-    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255",
-    "#117733", "#332288", "#999933", "#AA4499", "#44AA99", "#661100", "#6699CC",
-]  # fmt: skip
+from graphwright.core.biolink import type_name
+from graphwright.core.palette import type_colour
+
 LABELS_UP_TO = 60  # nodes; a bigger graph shows labels on hover only
 LABELLED_EDGES_UP_TO = 3000
-OTHER = "other"
+OTHER = "Other"
 
 
 def node_type(node: Mapping[str, Any]) -> str:
     value = node.get("type") or node.get("category") or node.get("entityType")
     if isinstance(value, list):
         value = value[0] if value else None
-    return str(value) if value else OTHER
+    return (type_name(str(value)) or OTHER) if value else OTHER
 
 
 def categories(nodes: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Node types, most common first (so the commonest get the most distinct colours)."""
+    """Node types, most common first (the legend's order)."""
     counts = Counter(node_type(node) for node in nodes)
     return sorted(counts, key=lambda name: (-counts[name], name))
 
@@ -67,6 +68,9 @@ def chart_options(
             "category": category_of[node_type(node)],
             "symbolSize": round(size, 1),
         }
+        if not large:
+            # The hover card: name, type and id ("TP53 · Gene · NCBIGene:7157").
+            item["tooltip"] = {"formatter": f"{item['name']} · {node_type(node)} · {node['id']}"}
         if node["id"] in wanted:
             item["symbolSize"] = round(size * 1.8 + 4, 1)
             item["itemStyle"] = {"borderColor": "#111", "borderWidth": 3}
@@ -87,7 +91,6 @@ def chart_options(
             links.append(link)
     return {
         "animation": False,  # positions come from the server: nothing to animate
-        "color": PALETTE,
         "tooltip": {"show": not large, "confine": True},
         "legend": [
             {
@@ -103,7 +106,9 @@ def chart_options(
                 "layout": "none",
                 "roam": True,
                 "draggable": not large,
-                "categories": [{"name": name} for name in kinds],
+                "categories": [
+                    {"name": name, "itemStyle": {"color": type_colour(name)}} for name in kinds
+                ],
                 "data": data,
                 "links": links,
                 "top": 40,
@@ -179,6 +184,7 @@ def dense_options(
                 "name": kind,
                 "large": True,
                 "symbolSize": 4,
+                "itemStyle": {"color": type_colour(kind)},
                 "data": [list(positions[node["id"]]) for node in members],
                 "z": 2,
             }
@@ -204,7 +210,6 @@ def dense_options(
     return (
         {
             "animation": False,
-            "color": PALETTE,
             "legend": [{"type": "scroll", "data": kinds, "top": 0}],
             "grid": {"left": 8, "right": 8, "top": 36, "bottom": 8},
             "xAxis": axis,

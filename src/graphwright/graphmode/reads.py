@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from graphwright.core.biolink import type_name
 from graphwright.core.formats import write_graph
 from graphwright.errors import InvalidInput, NotFound
 from graphwright.graphmode.change import GraphServiceBase, existing_project
@@ -61,7 +62,7 @@ class GraphReads(GraphServiceBase):
             repo = GraphRepository(session)
             project = existing_project(repo, conversation_id)
             page = {
-                "node_types": node_types,
+                "node_types": _types(node_types),
                 "ids": wanted,
                 "offset": offset,
                 "limit": limit + 1 if limit is not None else None,
@@ -174,7 +175,9 @@ class GraphReads(GraphServiceBase):
         with self._db.read() as session:
             repo = GraphRepository(session)
             project = existing_project(repo, conversation_id)
-            return [node_model(r) for r in repo.search_nodes(project.id, query, types, limit)]
+            return [
+                node_model(r) for r in repo.search_nodes(project.id, query, _types(types), limit)
+            ]
 
     def to_graph(self, conversation_id: str) -> dict[str, Any]:
         """The whole graph as seed graph JSON `{"nodes": [...], "links": [...]}`."""
@@ -230,11 +233,18 @@ def select_nodes(repo: GraphRepository, project_id: int, selection: NodeSelectio
                 raise NotFound(f"No node '{missing}' in this graph")
         return wanted
     if selection.types is not None or selection.exclude_types:
-        return repo.node_ids_by_type(project_id, selection.types, selection.exclude_types)
+        return repo.node_ids_by_type(
+            project_id, _types(selection.types), _types(selection.exclude_types)
+        )
     exact = selection.degree
     return repo.node_ids_by_degree(
         project_id,
         min_degree=exact if exact is not None else selection.min_degree,
         max_degree=exact if exact is not None else selection.max_degree,
-        node_type=selection.type,
+        node_type=type_name(selection.type) if selection.type else None,
     )
+
+
+def _types(types: Sequence[str] | None) -> list[str] | None:
+    """Type filters in the spelling types are stored in, so `gene` finds `Gene` nodes."""
+    return None if types is None else [type_name(t) for t in types]

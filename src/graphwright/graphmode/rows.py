@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from graphwright.core.biolink import type_name
 from graphwright.core.ids import normalize_curie
 from graphwright.errors import InvalidInput
 from graphwright.graphmode.limits import check_text
@@ -31,6 +32,14 @@ def node_id(raw: str) -> str:
     normalized = normalize_curie(check_text(raw, "node id"))
     if not normalized:
         raise InvalidInput("A node id must not be blank")
+    return normalized
+
+
+def node_type(raw: str) -> str:
+    """A node type in its one spelling, the Biolink class name where there is one."""
+    normalized = type_name(raw)
+    if not normalized:
+        raise InvalidInput("A node type must not be blank")
     return normalized
 
 
@@ -69,7 +78,7 @@ def node_fields(seed: dict[str, Any]) -> Row:
     return {
         "id": seed["id"],
         "label": str(seed.get("name") or seed.get("label") or seed["id"]),
-        "type": str(kind),
+        "type": type_name(str(kind)) or "Other",
         "data": {k: v for k, v in seed.items() if k not in NODE_COLUMN_KEYS},
         "position": position if isinstance(position, dict) else None,
     }

@@ -12,7 +12,7 @@ from graphwright.graphmode.change import Change, GraphServiceBase, stamped
 from graphwright.graphmode.ops import Op, row_to_json
 from graphwright.graphmode.reads import select_nodes
 from graphwright.graphmode.repository import Row
-from graphwright.graphmode.rows import edge_model, node_id, node_model
+from graphwright.graphmode.rows import edge_model, node_id, node_model, node_type
 from graphwright.graphmode.schemas import (
     AddEdgeOp,
     AddNodeOp,
@@ -310,7 +310,7 @@ def _new_node_row(node: NodeInput, change: Change) -> Row:
         {
             "id": node_id(node.id) if node.id else f"node_{uuid.uuid4().hex[:12]}",
             "label": node.label,
-            "type": node.type,
+            "type": node_type(node.type),
             "data": node.data,
             "position": node.position.model_dump() if node.position else None,
         },
@@ -341,6 +341,8 @@ def _patched(
             value = getattr(patch, name)
             if value is None and name in ("label", "type") and isinstance(patch, NodePatch):
                 raise InvalidInput(f"A node's {name} cannot be empty")
+            if name == "type" and value is not None and isinstance(patch, NodePatch):
+                value = node_type(value)
             values[name] = value
     if patch.data is not None:
         data = dict(current["data"])

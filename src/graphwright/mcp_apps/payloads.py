@@ -87,6 +87,7 @@ def graph_payload(
 
     `nodes` need `id` and `label` or `name`; `edges` need `id`, `source` and `target`;
     `known` are positions to keep (see `drawing.layout.place`)."""
+    from graphwright.core.palette import type_colour
     from graphwright.drawing.graph import drawing
     from graphwright.drawing.layout import place
     from graphwright.drawing.options import node_type
@@ -107,7 +108,12 @@ def graph_payload(
         "linkIds": drawn.link_ids,
         "seriesNodeIds": drawn.series_node_ids,
         "nodes": {
-            n["id"]: {"name": str(n["label"]), "type": node_type(n), "properties": _properties(n)}
+            n["id"]: {
+                "name": str(n["label"]),
+                "type": node_type(n),
+                "colour": type_colour(node_type(n)),
+                "properties": _properties(n),
+            }
             for n in labelled
         },
         "edges": [

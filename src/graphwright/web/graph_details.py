@@ -26,6 +26,15 @@ class DetailsPanel:
         )
         with self.body:
             ui.label("Click a node or an edge to see it here.").classes("text-sm")
+        # Beside the graph, so it shows whichever tab is open.
+        with editor.view.root:
+            self.toast = (
+                ui.row()
+                .classes("items-center gap-2 bg-gray-800 text-white px-3 py-1 rounded")
+                .mark("delete-toast")
+                .props('data-testid="delete-toast" role="status"')
+            )
+        self.toast.set_visibility(False)
 
     def show_node(self, node: dict[str, Any]) -> None:
         editor = self.editor
@@ -77,6 +86,7 @@ class DetailsPanel:
                     ).props('flat dense aria-label="Delete this edge"')
 
     def show_edge(self, edge: dict[str, Any]) -> None:
+        self.selected = None  # node actions must not fall back on a node clicked earlier
         self.body.clear()
         with self.body:
             ui.label(f"Edge {edge['source']} —{edge['label'] or ''}→ {edge['target']}").classes(
@@ -96,11 +106,33 @@ class DetailsPanel:
     @guarded
     async def delete_node(self, node_id: str) -> None:
         editor = self.editor
-        removal, _ = await editor.change(editor.context.graphs.remove_node, node_id)
+        node = next((n for n in editor.nodes if n["id"] == node_id), None)
+        removal, version = await editor.change(editor.context.graphs.remove_node, node_id)
         self.selected = None
         self.body.clear()
-        ui.notify(f"Deleted the node and {removal.edge_count} edges (undo brings them back)")
+        name = f"{node['label']} ({node['type']})" if node else node_id
+        edges = f" and {removal.edge_count} edges" if removal.edge_count else ""
+        self._offer_undo(f"Deleted {name}{edges}", version)
         await editor.reload()
+
+    def _offer_undo(self, text: str, version: int) -> None:
+        """A toast naming what went, with Undo while that delete is still the newest change."""
+
+        @guarded
+        async def undo() -> None:
+            self.toast.set_visibility(False)
+            if self.editor.version != version:
+                ui.notify("The graph changed since; restore it from History")
+                return
+            await self.editor.undo()
+
+        self.toast.clear()
+        with self.toast:
+            ui.label(text).mark("delete-toast-text").props('data-testid="delete-toast-text"')
+            ui.button("Undo", on_click=undo).props("flat dense color=yellow-3").mark(
+                "delete-undo"
+            ).props('data-testid="delete-undo"')
+        self.toast.set_visibility(True)
 
     @guarded
     async def delete_edge(self, edge_id: str) -> None:

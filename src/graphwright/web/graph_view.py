@@ -123,6 +123,9 @@ class GraphView:
         # NiceGUI's on_point_click needs a `value`, which graph nodes have not: read the click
         # (only what tells the item apart) from ECharts' own event.
         self.chart.on("componentClick", self._clicked, CLICK_ARGS)
+        # A right-click picks the item under the pointer first, so the context menu's actions
+        # act on it and not on whatever was clicked before.
+        self.chart.on("chart:contextmenu", self._clicked, CLICK_ARGS)
         self.chart.on(
             "chart:finished",
             js_handler=(
