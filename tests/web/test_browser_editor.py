@@ -21,6 +21,7 @@ from tests.web.browser import (
     find_all,
     gone,
     sign_in,
+    texts,
     wait,
     wait_drawn,
 )
@@ -207,7 +208,8 @@ def test_history_diff_and_revert_analysis_and_layouts(browser: Any, live: LiveUI
     click(browser, find(browser, "diff"))
     diff = find(browser, "graph-diff")
     assert "Nodes removed: 1" in diff.text and "aspirin (CHEBI:15365)" in diff.text
-    assert "Edges removed: 2" in diff.text
+    assert "Links removed: 2" in diff.text
+    assert "breast cancer (MONDO:0007254) → aspirin (CHEBI:15365) (treated_by)" in diff.text
     close = diff.find_element(By.XPATH, ".//button[normalize-space(.)='Close' or .='CLOSE']")
     click(browser, close)
     row = find(browser, f"version-{first}")
@@ -242,6 +244,34 @@ def test_history_diff_and_revert_analysis_and_layouts(browser: Any, live: LiveUI
     wait_drawn(browser, str(version))
     moved = {n["id"]: n["position"] for n in state(live, "history")["nodes"]}
     assert moved["HGNC:11998"] != {"x": 0, "y": 0} and all(moved.values())
+
+
+def test_the_history_says_each_change_in_words_with_undo_under_it(
+    browser: Any, live: LiveUI
+) -> None:
+    version = new_graph(live, "words")
+    with live.api() as api:
+        node = {"id": "NCBIGene:4609", "label": "MYC", "type": "Gene"}
+        api.post("/api/graph/words/nodes", json=node).raise_for_status()
+        link = {"source": "HGNC:11998", "target": "NCBIGene:4609", "label": "regulates"}
+        api.post("/api/graph/words/edges", json=link).raise_for_status()
+    version += 2
+    open_editor(browser, live, "words", version)
+    click(browser, find(browser, "undo"))
+    version += 1
+    wait_drawn(browser, str(version))
+    tab(browser, "history")
+    wait(browser, lambda d: len(texts(d, "history-entry")) == 3)
+    entries = texts(browser, "history-entry")
+    assert entries[0].startswith(f"v{version - 1}\nlinked TP53 to MYC (regulates) (undone)")
+    assert f"v{version}\nundid: linked TP53 to MYC (regulates)" in entries[0]  # under it
+    assert entries[1].startswith(f"v{version - 2}\nadded node MYC (Gene)")
+    assert entries[2].startswith("v1\nimported 5 nodes and 4 links")
+    for term in ("unstash", "resultId", "import-", "addNode", "add_node"):
+        assert term not in " ".join(entries)
+    click(browser, find(browser, "redo"))
+    wait(browser, lambda d: "redid: linked TP53 to MYC" in texts(d, "history-entry")[0])
+    assert len(texts(browser, "history-entry")) == 3
 
 
 def test_artifact_graph_search_and_type_filter(browser: Any, live: LiveUI) -> None:
