@@ -288,6 +288,7 @@ async def layout_history_and_removal(call: Call, read_graph: Callable[[], Awaita
     history = await ok(call, "getHistory", {"limit": 5})
     assert history.structured_content["items"][0]["command"] == "batch"
     assert text_of(history).startswith("The graph is at version")
+    assert " moved 7 nodes, by " in text_of(history).splitlines()[1]  # the layout, in words
 
     preview = await ok(call, "removeNodesByType", {"types": ["other"], "preview": True})
     assert text_of(preview).startswith("Preview: this would remove 2 nodes")

@@ -22,6 +22,7 @@ from tests.web.browser import (
     find_all,
     gone,
     sign_in,
+    texts,
     wait,
     wait_drawn,
 )
@@ -215,7 +216,8 @@ def test_history_diff_and_revert_analysis_and_layouts(browser: Any, live: LiveUI
     click(browser, find(browser, "diff"))
     diff = find(browser, "graph-diff")
     assert "Nodes removed: 1" in diff.text and "aspirin (CHEBI:15365)" in diff.text
-    assert "Edges removed: 2" in diff.text
+    assert "Links removed: 2" in diff.text
+    assert "breast cancer (MONDO:0007254) → aspirin (CHEBI:15365) (treated_by)" in diff.text
     close = diff.find_element(By.XPATH, ".//button[normalize-space(.)='Close' or .='CLOSE']")
     click(browser, close)
     row = find(browser, f"version-{first}")
@@ -228,7 +230,7 @@ def test_history_diff_and_revert_analysis_and_layouts(browser: Any, live: LiveUI
     click(browser, find(browser, "run-centrality"))
     results = find(browser, "analysis-results")
     wait(browser, lambda d: "Most central by degree" in find(d, "analysis-results").text)
-    assert "BRCA1: " in results.text
+    assert "2. BRCA1 (HGNC:1100) 0.5" in results.text
     pick(browser, "path-from", "HGNC:11998")
     pick(browser, "path-to", "CHEBI:15365")
     click(browser, find(browser, "run-path"))
@@ -250,6 +252,73 @@ def test_history_diff_and_revert_analysis_and_layouts(browser: Any, live: LiveUI
     wait_drawn(browser, str(version))
     moved = {n["id"]: n["position"] for n in state(live, "history")["nodes"]}
     assert moved["HGNC:11998"] != {"x": 0, "y": 0} and all(moved.values())
+
+
+def test_the_history_says_each_change_in_words_with_undo_under_it(
+    browser: Any, live: LiveUI
+) -> None:
+    version = new_graph(live, "words")
+    with live.api() as api:
+        node = {"id": "NCBIGene:4609", "label": "MYC", "type": "Gene"}
+        api.post("/api/graph/words/nodes", json=node).raise_for_status()
+        link = {"source": "HGNC:11998", "target": "NCBIGene:4609", "label": "regulates"}
+        api.post("/api/graph/words/edges", json=link).raise_for_status()
+    version += 2
+    open_editor(browser, live, "words", version)
+    click(browser, find(browser, "undo"))
+    version += 1
+    wait_drawn(browser, str(version))
+    tab(browser, "history")
+    wait(browser, lambda d: len(texts(d, "history-entry")) == 3)
+    entries = texts(browser, "history-entry")
+    assert entries[0].startswith(f"v{version - 1}\nlinked TP53 to MYC (regulates) (undone)")
+    assert f"v{version}\nundid: linked TP53 to MYC (regulates)" in entries[0]  # under it
+    assert entries[1].startswith(f"v{version - 2}\nadded node MYC (Gene)")
+    assert entries[2].startswith("v1\nimported 5 nodes and 4 links")
+    for term in ("unstash", "resultId", "import-", "addNode", "add_node"):
+        assert term not in " ".join(entries)
+    click(browser, find(browser, "redo"))
+    wait(browser, lambda d: "redid: linked TP53 to MYC" in texts(d, "history-entry")[0])
+    assert len(texts(browser, "history-entry")) == 3
+
+
+CUT_LABELS = """
+return [...document.querySelectorAll('.q-tab-panel .q-field__label, .q-tab__label')]
+  .filter(el => el.offsetParent && el.scrollWidth > el.clientWidth + 1)
+  .map(el => el.innerText);
+"""
+
+HIGHLIGHTED = """
+const el = arguments[0];
+const data = getElement(el.id.replace(/^c/, '')).chart.getOption().series[0].data;
+return data.filter(d => d.itemStyle && d.itemStyle.borderWidth).map(d => d.id).sort();
+"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_analysis_labels_whole_and_centrality_ranked_by_name(
+    browser: Any, live: LiveUI, size: tuple[int, int]
+) -> None:
+    cid = f"rank-{size[0]}"
+    version = new_graph(live, cid)
+    before = browser.get_window_size()
+    browser.set_window_size(*size)
+    try:
+        open_editor(browser, live, cid, version)
+        tab(browser, "analysis")
+        find(browser, "run-centrality")
+        assert browser.execute_script(CUT_LABELS) == []
+        click(browser, find(browser, "run-centrality"))
+        ranks = wait(browser, lambda d: texts(d, "central-node"))
+        # degree 2 of 4 others, ties by id; scores rounded, not raw decimals
+        assert ranks[:2] == ["1. aspirin (CHEBI:15365) 0.5", "2. BRCA1 (HGNC:1100) 0.5"]
+        assert ranks[3] == "4. TP53 (HGNC:11998) 0.25" and len(ranks) == 5
+        chart = find(browser, "graph-chart")
+        assert len(browser.execute_script(HIGHLIGHTED, chart)) == 5
+        click(browser, find_all(browser, "central-node")[1])
+        wait(browser, lambda d: d.execute_script(HIGHLIGHTED, chart) == ["HGNC:1100"])
+    finally:
+        browser.set_window_size(before["width"], before["height"])
 
 
 def test_artifact_graph_search_and_type_filter(browser: Any, live: LiveUI) -> None:

@@ -123,7 +123,9 @@ async def test_the_graph_editor_adds_undoes_and_shows_history(simulated: Simulat
 
     user.find("History").click()
     await user.should_see(marker="version-1", retries=50)
-    await user.should_see("addNode")
+    await user.should_see("added node CDKN1A")  # in words, with its undo under it
+    await user.should_see("undid: added node CDKN1A")
+    await user.should_not_see("addNode")
 
 
 async def test_slash_hints_list_matching_commands(simulated: Simulated) -> None:

@@ -11,12 +11,13 @@ from typing import Any, Protocol, TypeVar
 
 from graphwright.db import Database
 from graphwright.errors import Conflict, InvalidInput, NotFound
+from graphwright.graphmode import history_words
 from graphwright.graphmode.events import GraphEvents
 from graphwright.graphmode.limits import GraphLimits, check_text
 from graphwright.graphmode.models import GraphChangeset
 from graphwright.graphmode.ops import Op, apply_ops, flatten_inverse
 from graphwright.graphmode.repository import GraphRepository, ProjectRow, Row
-from graphwright.graphmode.rows import utc_now
+from graphwright.graphmode.rows import changeset_summary, utc_now
 from graphwright.graphmode.schemas import (
     ChangesetSummary,
     NodeSelection,
@@ -150,6 +151,8 @@ class GraphServiceBase:
         repo = change.repo
         dropped = repo.drop_undone(change.project_id) if change.kind == "edit" else []
         change.summary.update(Counter(op["op"] for op in change.forward))
+        if change.kind == "edit":
+            change.summary[history_words.ABOUT] = _about(change)
         repo.add_changeset(
             {
                 "project_id": change.project_id,
@@ -177,26 +180,38 @@ class GraphServiceBase:
         build: Callable[[Change], None],
     ) -> Written[ChangesetSummary]:
         captured: list[Change] = []
+        targets: list[ChangesetSummary] = []
 
         def run(change: Change) -> None:
             build(change)
             captured.append(change)
+            if change.target is not None:  # read while its session is open
+                targets.append(changeset_summary(change.target))
 
         written = self._write(conversation_id, command, actor, expected_version, run)
         change = captured[0]
-        return Written(
-            ChangesetSummary(
-                version=change.version,
-                kind=change.kind,  # type: ignore[arg-type]
-                command=command,
-                actor=actor,
-                created_at=change.now,
-                summary=change.summary,
-                target_version=change.target.version if change.target else None,
-                undo_state="applied" if change.kind == "edit" else None,
-            ),
-            written.version,
+        summary = ChangesetSummary(
+            version=change.version,
+            kind=change.kind,  # type: ignore[arg-type]
+            command=command,
+            actor=actor,
+            created_at=change.now,
+            summary=change.summary,
+            target_version=change.target.version if change.target else None,
+            undo_state="applied" if change.kind == "edit" else None,
         )
+        summary.description = history_words.describe(summary, targets[0] if targets else None)
+        return Written(summary, written.version)
+
+
+def _about(change: Change) -> dict[str, Any]:
+    repo, project_id = change.repo, change.project_id
+    return history_words.about(
+        change.forward,
+        change.inverse,
+        lambda ids: repo.nodes_by_ids(project_id, ids),
+        lambda ids: repo.edges_by_ids(project_id, ids),
+    )
 
 
 def conversation_key(conversation_id: str) -> str:

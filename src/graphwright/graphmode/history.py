@@ -6,6 +6,7 @@ from datetime import datetime
 
 from graphwright.errors import Conflict, InvalidInput
 from graphwright.graphmode.change import Change, GraphServiceBase, existing_project, no_version
+from graphwright.graphmode.history_words import describe
 from graphwright.graphmode.ops import MemoryGraph, Op, row_to_json
 from graphwright.graphmode.repository import GraphRepository, ProjectRow, Row
 from graphwright.graphmode.rows import (
@@ -39,7 +40,7 @@ class GraphHistory(GraphServiceBase):
             repo = GraphRepository(session)
             project = existing_project(repo, conversation_id)
             items, total = repo.history(project.id, offset, limit)
-            summaries = [changeset_summary(c) for c in items]
+            summaries = _described(repo, project.id, [changeset_summary(c) for c in items])
         return HistoryPage(
             items=summaries, total=total, offset=offset, limit=limit, version=project.version
         )
@@ -51,8 +52,9 @@ class GraphHistory(GraphServiceBase):
             found = repo.changeset(project.id, version)
             if found is None:
                 raise no_version(version, project.version)
+            (summary,) = _described(repo, project.id, [changeset_summary(found)])
             return ChangesetDetail(
-                **changeset_summary(found).model_dump(),
+                **summary.model_dump(),
                 forward=found.forward,
                 inverse=found.inverse,
             )
@@ -81,7 +83,24 @@ class GraphHistory(GraphServiceBase):
             before, after = self._replay(repo, project, [from_version, to_version])
         nodes_before, edges_before = before
         nodes_after, edges_after = after
+        edges_listed = (edges_after.keys() ^ edges_before.keys()) | {
+            k
+            for k in edges_before.keys() & edges_after.keys()
+            if differs(edges_before[k], edges_after[k], EDGE_FIELDS)
+        }
+        ends = {
+            row[end]
+            for key in edges_listed
+            for row in (edges_after.get(key) or edges_before[key],)
+            for end in ("source", "target")
+        }
+        names = {
+            i: (nodes_after.get(i) or nodes_before[i])["label"]
+            for i in ends
+            if i in nodes_after or i in nodes_before
+        }
         return GraphDiff(
+            names=names,
             from_version=from_version,
             to_version=to_version,
             nodes_added=[
@@ -183,6 +202,22 @@ class GraphHistory(GraphServiceBase):
                 if changeset.version - 1 == wanted[0]:
                     found[wanted.pop(0)] = (dict(graph.nodes), dict(graph.edges))
         return [found[v] for v in versions]
+
+
+def _described(
+    repo: GraphRepository, project_id: int, items: list[ChangesetSummary]
+) -> list[ChangesetSummary]:
+    """The items with their words; an undo or redo names the change it undid, read here when
+    it is not among the items."""
+    by_version = {item.version: item for item in items}
+    missing = {i.target_version for i in items if i.target_version is not None} - set(by_version)
+    if missing:
+        for found in repo.changesets_at(project_id, missing):
+            by_version[found.version] = changeset_summary(found)
+    for item in items:
+        target = by_version.get(item.target_version) if item.target_version else None
+        item.description = describe(item, target)
+    return items
 
 
 def _revert_ops(

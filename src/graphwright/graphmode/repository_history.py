@@ -127,6 +127,19 @@ class HistoryRows:
         )
         return list(items), int(total or 0)
 
+    def changesets_at(self, project_id: int, versions: set[int]) -> list[GraphChangeset]:
+        """The changesets of these versions, without their ops."""
+        return list(
+            self.session.scalars(
+                select(GraphChangeset)
+                .options(defer(GraphChangeset.forward), defer(GraphChangeset.inverse))
+                .where(
+                    GraphChangeset.project_id == project_id,
+                    GraphChangeset.version.in_(sorted(versions)),
+                )
+            )
+        )
+
     def changesets_after(self, project_id: int, version: int) -> Iterator[GraphChangeset]:
         """Changesets newer than `version`, newest first."""
         yield from self.session.scalars(

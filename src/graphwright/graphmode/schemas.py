@@ -201,6 +201,9 @@ class ChangesetSummary(ApiModel):
     undo_state: str | None = None
     target_version: int | None = None
     dropped_versions: list[int] | None = None
+    description: str = Field(
+        default="", description='The change in words, e.g. "added node MYC (Gene)".'
+    )
 
 
 class ChangesetDetail(ChangesetSummary):
@@ -235,6 +238,9 @@ class GraphDiff(ApiModel):
     edges_added: list[Edge]
     edges_removed: list[Edge]
     edges_changed: list[EdgeChange]
+    names: dict[str, str] = Field(
+        default_factory=dict, description="The names of the nodes the listed edges join, by id."
+    )
 
 
 class AddNodeOp(ApiModel):

@@ -355,15 +355,10 @@ def node_line(node: Mapping[str, Any]) -> str:
 
 
 def history_line(item: ChangesetSummary) -> str:
-    state = f", {item.undo_state}" if item.undo_state and item.undo_state != "applied" else ""
-    target = f" of version {item.target_version}" if item.target_version else ""
-    details = ", ".join(
-        f"{k} {v}" for k, v in item.summary.items() if not isinstance(v, dict | list)
-    )
-    details = f": {details}" if details else ""
+    state = f" ({item.undo_state})" if item.undo_state and item.undo_state != "applied" else ""
     return (
-        f"- v{item.version} {item.command}{target}{state} by {item.actor} at "
-        f"{item.created_at:%Y-%m-%d %H:%M:%S}{details}"
+        f"- v{item.version} {item.description}{state}, by {item.actor} at "
+        f"{item.created_at:%Y-%m-%d %H:%M:%S}"
     )
 
 

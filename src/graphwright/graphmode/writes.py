@@ -237,6 +237,7 @@ class GraphWrites(GraphServiceBase):
         def build(change: Change) -> Removal:
             node_count, edge_count = change.repo.counts(change.project_id)
             change.apply([{"op": "stash", "scope": "all", "version": change.version}])
+            change.summary["cleared"] = {"nodes": node_count, "edges": edge_count}
             return Removal(node_count=node_count, edge_count=edge_count)
 
         return self._write(conversation_id, "clear", actor, expected_version, build)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from nicegui import ui
 
 from graphwright.graphmode import analysis
+from graphwright.graphmode.history_words import with_id
 from graphwright.graphmode.schemas import NodePatch, Position, UpdateNodeOp
 from graphwright.web.common import choice, guarded, io
 from graphwright.web.graph_edit_panel import node_select
@@ -24,9 +25,10 @@ class AnalysisPanel:
     def __init__(self, editor: GraphEditor) -> None:
         self.editor = editor
         with ui.row().classes("w-full items-end gap-2"):
+            # wide enough for the whole label, which Quasar would otherwise cut to "Centr…"
             self.measure = choice(
                 ["degree", "betweenness", "pagerank"], "Centrality", "measure", value="degree"
-            )
+            ).classes("min-w-[9rem]")
             ui.button("Most central", on_click=self.centrality).mark("run-centrality").props(
                 'data-testid="run-centrality"'
             )
@@ -42,7 +44,7 @@ class AnalysisPanel:
         with ui.row().classes("w-full items-end gap-2"):
             self.layout_kind = choice(
                 ["force", "hierarchical", "circular"], "Layout", "layout-kind", value="force"
-            )
+            ).classes("min-w-[9rem]")
             ui.button("Apply and save positions", on_click=self.apply_layout).mark(
                 "apply-layout"
             ).props('data-testid="apply-layout"')
@@ -75,11 +77,18 @@ class AnalysisPanel:
             analysis.centrality, editor.nodes, editor.edges, measure=self.measure.value, top=TOP
         )
         approx = " (approximate)" if found["approximate"] else ""
-        self._show(
-            f"Most central by {found['measure']}{approx}",
-            [f"{n['label'] or n['id']}: {n['score']}" for n in found["top"]],
-            {n["id"] for n in found["top"]},
-        )
+        top = found["top"]
+        self._show(f"Most central by {found['measure']}{approx}; click one to show it", [], set())
+        self.editor.set_highlight({n["id"] for n in top})
+        with self.results:
+            for rank, node in enumerate(top, 1):
+                name = with_id(node["label"], node["id"])
+                ui.button(
+                    f"{rank}. {name} {node['score']:.3g}",
+                    on_click=lambda i=node["id"]: self.editor.set_highlight({i}),
+                ).props('flat dense no-caps align="left" data-testid="central-node"').classes(
+                    "w-full text-sm"
+                )
 
     @guarded
     async def communities(self) -> None:

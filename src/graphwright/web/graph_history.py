@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 from nicegui import ui
 
+from graphwright.graphmode.history_words import diff_sections
+from graphwright.graphmode.schemas import ChangesetSummary
 from graphwright.web.common import guarded, io, whole_number
 
 if TYPE_CHECKING:
@@ -41,28 +43,32 @@ class HistoryPanel:
             if page is None or not page.items:
                 ui.label("No changes yet.").classes("text-sm")
                 return
-            for item in page.items:
-                with (
-                    ui.row()
-                    .classes("w-full items-center gap-2 text-sm no-wrap")
-                    .mark(f"version-{item.version}")
-                    .props(f'data-testid="version-{item.version}"')
-                ):
-                    ui.label(f"v{item.version}").classes("font-mono font-bold w-12")
-                    what = ", ".join(
-                        f"{k} {v}" for k, v in item.summary.items() if k != "revertedTo"
-                    )
-                    undone = " (undone)" if item.undo_state == "undone" else ""
-                    ui.label(f"{item.command}{undone}: {what}").classes("grow truncate")
-                    ui.label(f"{item.actor} · {item.created_at:%Y-%m-%d %H:%M:%S}").classes(
-                        "text-gray-700"
-                    )
-                    ui.button("View", on_click=lambda v=item.version: self.view(v)).props(
-                        "flat dense"
-                    ).mark("view-version").props('data-testid="view-version"')
-                    ui.button("Revert to", on_click=lambda v=item.version: self.revert(v)).props(
-                        "flat dense"
-                    ).mark("revert-version").props('data-testid="revert-version"')
+            for group in grouped(page.items):
+                with ui.column().classes("w-full gap-0").props('data-testid="history-entry"'):
+                    self._row(group[0])
+                    with ui.column().classes("w-full gap-0 pl-8 border-l-2 border-gray-300"):
+                        for item in group[1:]:
+                            self._row(item)
+
+    def _row(self, item: ChangesetSummary) -> None:
+        with (
+            ui.row()
+            .classes("w-full items-center gap-2 text-sm no-wrap")
+            .mark(f"version-{item.version}")
+            .props(f'data-testid="version-{item.version}"')
+        ):
+            ui.label(f"v{item.version}").classes("font-mono font-bold w-12")
+            undone = " (undone)" if item.undo_state == "undone" else ""
+            ui.label(f"{item.description}{undone}").classes("grow break-words").props(
+                'data-testid="change-words"'
+            )
+            ui.label(f"{item.actor} · {item.created_at:%Y-%m-%d %H:%M:%S}").classes("text-gray-700")
+            ui.button("View", on_click=lambda v=item.version: self.view(v)).props(
+                "flat dense"
+            ).mark("view-version").props('data-testid="view-version"')
+            ui.button("Revert to", on_click=lambda v=item.version: self.revert(v)).props(
+                "flat dense"
+            ).mark("revert-version").props('data-testid="revert-version"')
 
     @guarded
     async def view(self, version: int) -> None:
@@ -97,19 +103,21 @@ class HistoryPanel:
             ui.label(f"From version {found.from_version} to {found.to_version}").classes(
                 "text-lg font-bold"
             )
-            for title, items in (
-                ("Nodes added", [f"{n.label} ({n.id})" for n in found.nodes_added]),
-                ("Nodes removed", [f"{n.label} ({n.id})" for n in found.nodes_removed]),
-                ("Nodes changed", [f"{c.after.label} ({c.after.id})" for c in found.nodes_changed]),
-                ("Edges added", [f"{e.source} —{e.label}→ {e.target}" for e in found.edges_added]),
-                (
-                    "Edges removed",
-                    [f"{e.source} —{e.label}→ {e.target}" for e in found.edges_removed],
-                ),
-                ("Edges changed", [c.after.id for c in found.edges_changed]),
-            ):
+            for title, items in diff_sections(found):
                 ui.label(f"{title}: {len(items)}").classes("font-medium")
                 for line in items[:100]:
                     ui.label(line).classes("text-sm")
             ui.button("Close", on_click=dialog.close)
         dialog.open()
+
+
+def grouped(items: list[ChangesetSummary]) -> list[list[ChangesetSummary]]:
+    """The page's changes as timeline entries, newest first: each change with the undos and
+    redos of it (newest first) under it, the entry placed by its newest member."""
+    shown = {item.version for item in items}
+    groups: dict[int, list[ChangesetSummary]] = {}
+    for item in sorted(items, key=lambda i: i.version):
+        root = item.target_version if item.target_version in shown else item.version
+        groups.setdefault(root, []).append(item)
+    entries = [[group[0], *reversed(group[1:])] for group in groups.values()]
+    return sorted(entries, key=lambda g: -max(i.version for i in g))
