@@ -44,6 +44,7 @@ KNOWLEDGE_STATUSES: dict[tuple[str, str], list[str]] = {
     (f"{KNOWLEDGE}/sparql", "post"): ["400", "406", "413", "415", "503"],
     (f"{KNOWLEDGE}/query", "post"): ["400", "413", "503"],
     (f"{KNOWLEDGE}/export", "get"): ["400", "406", "503"],
+    (f"{KNOWLEDGE}/sample-data", "delete"): ["403", "503"],
     (f"{KNOWLEDGE}/requests", "post"): ["413"],
     (f"{KNOWLEDGE}/requests", "get"): [],
     (f"{KNOWLEDGE}/requests/{{request_id}}", "get"): ["403", "404"],

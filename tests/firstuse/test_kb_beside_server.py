@@ -125,6 +125,12 @@ def test_every_kb_command_works_beside_the_server_and_prints_the_same(
     home.start()
     beside = reads(home, ual, tmp_path / "beside.nq")
     assert beside == alone
+    # The sample data goes through the server (which holds the store); the user's aspirin stays.
+    removed = home.kb("remove-sample-data").splitlines()
+    assert removed[0] == "Removed 3 sample collections:"
+    assert removed[1].endswith("  Sample drugs and their targets")
+    names = home.kb("query", QUERY)
+    assert names.count("aspirin") == 1 and "imatinib" not in names  # sample drugs are gone
     first, second, third, fourth = (home.file_request(n) for n in ("ibuprofen", "a", "b", "c"))
     pending = home.kb("requests")
     assert "4 requests" in pending and first in pending and "…" not in pending
@@ -142,6 +148,7 @@ def test_every_kb_command_works_beside_the_server_and_prints_the_same(
     assert reads(home, approved[1], tmp_path / "after.nq") == before_stop
     assert home.kb("approve", third).splitlines()[0] == "Published 'b' as"
     assert home.kb("reject", fourth, "--reason", "duplicate") == f"Rejected {fourth}.\n"
+    assert home.kb("remove-sample-data") == "No sample data to remove.\n"
 
     every = set(typer.main.get_command(kb_app).commands)  # type: ignore[attr-defined]
     assert home.ran[True] == every and home.ran[False] == every

@@ -443,3 +443,35 @@ def test_json_ld_that_n_quads_refuses_is_a_clear_422(
     refused = client.post("/api/knowledge/requests", headers=auth, json={"content": content})
     assert refused.status_code == 422, refused.text
     assert named in refused.json()["error"]["message"]
+
+
+def test_delete_sample_data_removes_the_sample_collections_only(
+    app: FastAPI, client: TestClient, auth: dict[str, str]
+) -> None:
+    """Issue 31, point 17: the user removes the sample data; their own aspirin stays."""
+    service = app.state.knowledge_service
+    assert client.portal is not None
+    assert client.portal.call(service.load_sample_data) == 3
+    ours = publish(client, auth, DRUGS)
+    scoped = app.state.auth_service.mint(conversation_id="c1", label="model")
+    refused = client.delete(
+        "/api/knowledge/sample-data", headers={"Authorization": f"Bearer {scoped}"}
+    )
+    assert refused.status_code == 403 and "Removing the sample data needs an unscoped token" in (
+        refused.text
+    )
+
+    removed = client.delete("/api/knowledge/sample-data", headers=auth)
+    assert removed.status_code == 200, removed.text
+    titles = [c["title"] for c in removed.json()["data"]["removed"]]
+    assert titles == [
+        "Sample drugs and their targets",
+        "Sample human genes",
+        "Sample diseases and drugs used for them",
+    ]
+    assets = client.get("/api/knowledge/assets", headers=auth).json()["data"]
+    assert [a["ual"] for a in assets] == [ours]
+    page = client.get("/api/knowledge/requests?status=removed", headers=auth).json()["data"]
+    assert page["total"] == 3 and {r["status"] for r in page["requests"]} == {"removed"}
+    again = client.delete("/api/knowledge/sample-data", headers=auth)
+    assert again.status_code == 200 and again.json()["data"]["removed"] == []

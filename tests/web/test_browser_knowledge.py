@@ -80,7 +80,7 @@ def test_sparql_console_answers_as_a_table_and_explains_refusals(
                                                     + " tbody tr"))  # fmt: skip
     assert rows and "<did:dkg:" in rows[0].text
     headers = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "thead th")]
-    assert headers == ["asset", "name"]
+    assert headers == ["asset", "name", "Sample data"]  # the sample assets' rows say so
 
     box = find(browser, "sparql-query", "input")
     for query, reason in (

@@ -140,7 +140,7 @@ def _print_answer(answer: QueryAnswer, *, as_json: bool) -> None:
 @app.command("requests", cls=PlainCommand)
 def requests(
     status: Annotated[
-        str | None, typer.Option(help="pending, published, rejected or failed.")
+        str | None, typer.Option(help="pending, published, rejected, failed or removed.")
     ] = "pending",
     json: Annotated[
         bool, typer.Option("--json", help="The requests as JSON, with their details.")
@@ -208,4 +208,18 @@ def export(
     """Write every quad of the knowledge base (public graphs and metadata) to a file."""
     data = _run("export", lambda kb: kb.export(format))
     output.write_bytes(data)
-    console.print(f"Wrote {len(data):,} bytes to {output}", highlight=False)
+    # soft_wrap: the path whole on one line, however long, so that it can be copied
+    console.print(f"Wrote {len(data):,} bytes to {output}", highlight=False, soft_wrap=True)
+
+
+@app.command("remove-sample-data", cls=PlainCommand)
+def remove_sample_data() -> None:
+    """Remove the bundled sample data from the knowledge base; your own assets stay, and the
+    sample data is not loaded again."""
+    removal = _run("remove-sample-data", lambda kb: kb.remove_sample_data())
+    if not removal.removed:
+        print("No sample data to remove.")
+        return
+    print(f"Removed {counted(len(removal.removed), 'sample collection')}:")
+    for collection in removal.removed:
+        print(f"{collection.ual}  {collection.title}")

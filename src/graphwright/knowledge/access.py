@@ -34,6 +34,7 @@ from graphwright.knowledge.schemas import (
     PublicationRequestView,
     QueryAnswer,
     RequestPage,
+    SampleDataRemoval,
 )
 from graphwright.knowledge.service import KnowledgeService
 from graphwright.server_record import running_server
@@ -70,6 +71,8 @@ class KnowledgeAccess(Protocol):
     async def reject(self, request_id: str, *, reason: str) -> PublicationRequestView: ...
 
     async def export(self, fmt: str) -> bytes: ...
+
+    async def remove_sample_data(self) -> SampleDataRemoval: ...
 
 
 @dataclass
@@ -109,6 +112,9 @@ class InProcess:
 
     async def export(self, fmt: str) -> bytes:
         return await self.service.export(fmt)
+
+    async def remove_sample_data(self) -> SampleDataRemoval:
+        return await self.service.remove_sample_data(actor=self.actor)
 
 
 @dataclass
@@ -158,6 +164,9 @@ class ThroughServer:
 
     async def export(self, fmt: str) -> bytes:
         return (await self._send("GET", "/export", params={"format": fmt})).content
+
+    async def remove_sample_data(self) -> SampleDataRemoval:
+        return SampleDataRemoval.model_validate(await self._data("DELETE", "/sample-data"))
 
     async def _data(self, method: str, path: str, **options: Any) -> Any:
         return (await self._send(method, path, **options)).json()["data"]

@@ -10,6 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from graphwright.auth.api import Caller, conversation_principal
 from graphwright.auth.models import Principal
+from graphwright.auth.service import person
 from graphwright.envelope import Limit, Offset, failure, ok
 from graphwright.graphmode.service import GraphService
 from graphwright.knowledge.schemas import (
@@ -153,6 +154,15 @@ async def export(
     return Response(await service.export(format), media_type=media_type)
 
 
+@router.delete(
+    "/sample-data",
+    summary="Remove the bundled sample data (its collections); the user's own assets stay",
+)
+async def remove_sample_data(service: Service, caller: Caller) -> Response:
+    actor = person(caller, "Removing the sample data")
+    return ok(await service.remove_sample_data(actor=actor))
+
+
 # -- publication requests --------------------------------------------------------------------
 
 
@@ -173,7 +183,10 @@ async def create_request(body: PublishInput, service: Service, caller: Caller) -
 def list_requests(
     service: Service,
     caller: Caller,
-    status: Literal["pending", "publishing", "published", "rejected", "failed"] | None = None,
+    status: Literal[
+        "pending", "publishing", "published", "rejected", "failed", "removing", "removed"
+    ]
+    | None = None,
     offset: Offset = 0,
     limit: Limit = 50,
 ) -> Response:

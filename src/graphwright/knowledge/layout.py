@@ -102,6 +102,26 @@ def publish_update(record: CollectionRecord, drafts: Sequence[AssetDraft]) -> st
     )
 
 
+def remove_update(collections: Sequence[Ual]) -> str:
+    """One SPARQL update (so one transaction) that removes whole collections: their assets'
+    public graphs, their entries in the current graph, and their metadata. Removing a
+    collection that is not there removes nothing, so the update can be run again."""
+    values = f"VALUES ?kc {{ {' '.join(_iri(c) for c in collections)} }}"
+    meta = f"GRAPH <{v.METADATA_GRAPH}>"
+    graphs = f"{values} {meta} {{ ?kc <{v.HAS_NAMED_GRAPH}> ?g }}"
+    current = f"GRAPH <{v.CURRENT_GRAPH}> {{ ?c <{v.HAS_NAMED_GRAPH}> ?g }}"
+    assets = f"{meta} {{ ?kc <{v.HAS_KNOWLEDGE_ASSET}> ?ka . ?ka ?p ?o }}"
+    # In this order: the first two find the graphs through the metadata the last two remove.
+    return ";\n".join(
+        [
+            f"DELETE {{ GRAPH ?g {{ ?s ?p ?o }} }} WHERE {{ {graphs} GRAPH ?g {{ ?s ?p ?o }} }}",
+            f"DELETE {{ {current} }} WHERE {{ {graphs} {current} }}",
+            f"DELETE {{ {meta} {{ ?ka ?p ?o }} }} WHERE {{ {values} {assets} }}",
+            f"DELETE {{ {meta} {{ ?kc ?p ?o }} }} WHERE {{ {values} {meta} {{ ?kc ?p ?o }} }}",
+        ]
+    )
+
+
 def published_query(ual: Ual, tx: str) -> str:
     return f"ASK {{ GRAPH <{v.METADATA_GRAPH}> {{ {_iri(ual)} <{v.PUBLISH_TX}> {_lit(tx)} }} }}"
 

@@ -22,6 +22,10 @@ class RequestStatus(enum.StrEnum):
     PUBLISHED = "published"
     REJECTED = "rejected"
     FAILED = "failed"  # the knowledge base refused or failed; it can be approved again
+    # Sample data a person removed: the row stays, so that its collection number is never
+    # given again and the sample data is not loaded again.
+    REMOVING = "removing"  # marked for removal; the knowledge base is being written
+    REMOVED = "removed"
 
 
 class PublicationRequest(Base):

@@ -110,7 +110,10 @@ class KnowledgeReads:
         seen = {current.collection_ual}
         revision = current.revision_of
         while revision and len(earlier) < MAX_STATES:
-            state = await self.metadata(str(Ual.parse(revision).collection))
+            try:
+                state = await self.metadata(str(Ual.parse(revision).collection))
+            except NotFound:  # it revises a collection since removed (sample data)
+                break
             if state.collection_ual in seen:
                 break
             seen.add(state.collection_ual)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from graphwright.knowledge.models import PublicationRequest
+from graphwright.knowledge.models import PublicationRequest, RequestStatus
 
 
 class RequestRepository:
@@ -50,6 +50,25 @@ class RequestRepository:
                 select(PublicationRequest).where(PublicationRequest.status == status)
             )
         )
+
+    def sample(self, status: str, *, for_update: bool = False) -> list[PublicationRequest]:
+        """The sample data's requests in `status`, oldest first."""
+        query = (
+            select(PublicationRequest)
+            .where(PublicationRequest.synthetic.is_(True), PublicationRequest.status == status)
+            .order_by(PublicationRequest.collection_number, PublicationRequest.id)
+        )
+        if for_update:
+            query = query.with_for_update()
+        return list(self.session.scalars(query))
+
+    def sample_removed(self) -> bool:
+        """Whether a person removed the sample data (or began to)."""
+        removed = (RequestStatus.REMOVING, RequestStatus.REMOVED)
+        query = select(PublicationRequest.id).where(
+            PublicationRequest.synthetic.is_(True), PublicationRequest.status.in_(removed)
+        )
+        return self.session.scalar(query.limit(1)) is not None
 
     def highest_collection_number(self) -> int:
         return self.session.scalar(select(func.max(PublicationRequest.collection_number))) or 0

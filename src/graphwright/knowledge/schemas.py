@@ -88,7 +88,9 @@ class PublishedCollection(KbModel):
 
 class PublicationRequestView(KbModel):
     id: str
-    status: Literal["pending", "publishing", "published", "rejected", "failed"]
+    status: Literal[
+        "pending", "publishing", "published", "rejected", "failed", "removing", "removed"
+    ]
     title: str
     content: Any
     requested_by: str
@@ -112,6 +114,19 @@ class PublicationRequestView(KbModel):
         default=None,
         description="SHA-256 of the content's RDFC-1.0 canonical N-Quads when its source "
         "validated it: approval publishes exactly that content",
+    )
+
+
+class SampleCollection(KbModel):
+    """A collection of the bundled sample data."""
+
+    ual: str
+    title: str
+
+
+class SampleDataRemoval(KbModel):
+    removed: list[SampleCollection] = Field(
+        description="The sample collections removed; none when there were none left"
     )
 
 

@@ -39,7 +39,12 @@ from graphwright.knowledge.jsonld import (
 from graphwright.knowledge.models import PublicationRequest, RequestStatus
 from graphwright.knowledge.reads import KnowledgeReads
 from graphwright.knowledge.repository import RequestRepository
-from graphwright.knowledge.schemas import PublicationRequestView, PublishedCollection
+from graphwright.knowledge.schemas import (
+    PublicationRequestView,
+    PublishedCollection,
+    SampleCollection,
+    SampleDataRemoval,
+)
 from graphwright.knowledge.ual import Ual
 from graphwright.settings import Settings
 
@@ -50,7 +55,13 @@ NUMBER_ATTEMPTS = 5
 # _allocate_number), up to 200 times with pauses of up to 20 x 5 ms.
 ALLOCATION_ATTEMPTS = 200
 ALLOCATION_PAUSE = 0.005
-DECIDED = (RequestStatus.PUBLISHED, RequestStatus.REJECTED, RequestStatus.PUBLISHING)
+DECIDED = (
+    RequestStatus.PUBLISHED,
+    RequestStatus.REJECTED,
+    RequestStatus.PUBLISHING,
+    RequestStatus.REMOVING,
+    RequestStatus.REMOVED,
+)
 SAMPLE_DATA_ACTOR = "graphwright sample data"
 # Told of each request a person decided (published or rejected), whichever door they used.
 DecisionListener = Callable[[PublicationRequestView], None]
@@ -318,7 +329,8 @@ class KnowledgeService(KnowledgeReads):
         return await self.approve(request.id, approver=actor)
 
     async def recover(self) -> int:
-        """Settle requests a crash left `publishing`; how many there were."""
+        """Settle requests a crash left `publishing`, and finish a removal of the sample data
+        a crash left `removing`; how many requests there were."""
         with self._db.read() as session:
             stuck = [row.id for row in RequestRepository(session).with_status("publishing")]
         for request_id in stuck:
@@ -327,7 +339,11 @@ class KnowledgeService(KnowledgeReads):
             )
             ual = answer.rows[0]["kc"]["value"] if answer.rows else None
             await self._sync(self._settle, request_id, ual)
-        return len(stuck)
+        removing = await self._sync(self._sample_in, RequestStatus.REMOVING)
+        if removing:
+            await self.backend.remove([Ual.parse(c.ual) for c in removing])
+            await self._sync(self._set_sample_status, RequestStatus.REMOVING, RequestStatus.REMOVED)
+        return len(stuck) + len(removing)
 
     def _start_publishing(
         self,
@@ -403,7 +419,10 @@ class KnowledgeService(KnowledgeReads):
         return row
 
     async def load_sample_data(self) -> int:
-        """Publish the bundled sample assets into an empty knowledge base; how many collections."""
+        """Publish the bundled sample assets into an empty knowledge base, unless a person
+        removed them; how many collections."""
+        if await self._sync(self._sample_removed):
+            return 0
         if await self.backend.collections(search=None, offset=0, limit=1):
             return 0
         bundle = orjson.loads(
@@ -420,6 +439,56 @@ class KnowledgeService(KnowledgeReads):
                 source="sample data",
             )
         return len(bundle["collections"])
+
+    def _sample_removed(self) -> bool:
+        with self._db.read() as session:
+            return RequestRepository(session).sample_removed()
+
+    def sample_collections(self) -> list[SampleCollection]:
+        """The sample data's collections still published: what `remove_sample_data` removes."""
+        return self._sample_in(RequestStatus.PUBLISHED)
+
+    def _sample_in(self, status: RequestStatus) -> list[SampleCollection]:
+        with self._db.read() as session:
+            rows = RequestRepository(session).sample(status)
+            return [SampleCollection(ual=row.ual, title=row.title) for row in rows if row.ual]
+
+    async def remove_sample_data(self, *, actor: str) -> SampleDataRemoval:
+        """Remove the sample data's collections from the knowledge base, all or none, and
+        keep their requests as `removed`: their collection numbers are never given again, and
+        the sample data is not loaded again at the next start.
+
+        A small saga, as a publish: the requests are marked `removing` (one SQL transaction),
+        the collections removed (one triple-store update), and the requests marked `removed`.
+        If the store refuses, the requests are published again; `recover()` finishes a removal
+        a crash interrupted."""
+        marked = await self._sync(self._start_removing, actor)
+        try:
+            await self.backend.remove([Ual.parse(c.ual) for c in marked])
+        except Exception:
+            await self._sync(
+                self._set_sample_status, RequestStatus.REMOVING, RequestStatus.PUBLISHED
+            )
+            raise
+        await self._sync(self._set_sample_status, RequestStatus.REMOVING, RequestStatus.REMOVED)
+        return SampleDataRemoval(removed=marked)
+
+    def _start_removing(self, actor: str) -> list[SampleCollection]:
+        with self._db.write() as session:
+            rows = RequestRepository(session).sample(RequestStatus.PUBLISHED, for_update=True)
+            for row in rows:
+                row.status = RequestStatus.REMOVING
+                row.reason = (
+                    f"Removed with the sample data by {actor} on {_now():%Y-%m-%d %H:%M} UTC"
+                )
+            return [SampleCollection(ual=row.ual, title=row.title) for row in rows if row.ual]
+
+    def _set_sample_status(self, before: RequestStatus, after: RequestStatus) -> None:
+        with self._db.write() as session:
+            for row in RequestRepository(session).sample(before, for_update=True):
+                row.status = after
+                if after == RequestStatus.PUBLISHED:
+                    row.reason = None
 
     # -- Graph Mode ----------------------------------------------------------------------------
 

@@ -11,8 +11,11 @@ from nicegui import ui
 from starlette.responses import RedirectResponse
 
 from graphwright.auth.models import Principal
-from graphwright.knowledge.schemas import AssetMetadata
-from graphwright.web.common import SIGN_IN, call, code, frame, guarded, signed_in
+from graphwright.auth.service import person
+from graphwright.core.words import counted
+from graphwright.errors import GraphwrightError
+from graphwright.knowledge.schemas import AssetMetadata, SampleCollection
+from graphwright.web.common import SIGN_IN, call, code, frame, guarded, io, named, signed_in
 from graphwright.web.context import WebContext
 
 PAGE_SIZE = 50
@@ -48,7 +51,7 @@ def register(context: WebContext) -> None:
         if principal is None:
             return RedirectResponse(SIGN_IN)
         with knowledge_frame(context, principal, "Knowledge base", "/kb"):
-            AssetList(context)
+            AssetList(context, principal)
         return None
 
     @ui.page("/kb/asset/{ual:path}", title="Knowledge asset · graphwright")
@@ -62,8 +65,10 @@ def register(context: WebContext) -> None:
 
 
 class AssetList:
-    def __init__(self, context: WebContext) -> None:
+    def __init__(self, context: WebContext, principal: Principal) -> None:
         self.context = context
+        self.principal = principal
+        self.sample_bar = ui.row().classes("w-full items-center gap-3")
         self.search = (
             ui.input("Search the assets' text", on_change=self.refresh)
             .props('clearable debounce=300 aria-label="Search the assets\' text"')
@@ -102,6 +107,68 @@ class AssetList:
                         "text-sm text-gray-700"
                     )
                     ui.label(summary.ual).classes("text-xs font-mono text-gray-700 w-full")
+        await self._sample_control()
+
+    async def _sample_control(self) -> None:
+        """A way to remove the sample data, while there is some and the person may."""
+        samples = await io(self.context.knowledge.sample_collections)
+        self.sample_bar.clear()
+        if not samples or not may_remove_samples(self.principal):
+            return
+        with self.sample_bar:
+            ui.label(
+                f"{counted(len(samples), 'collection')} here are sample data, shipped with "
+                "graphwright to try it on."
+            ).classes("text-sm")
+            named(
+                ui.button(
+                    "Remove sample data",
+                    icon="delete",
+                    color="negative",
+                    on_click=lambda: self.remove_samples(samples),
+                ).props("outline"),
+                "remove-sample-data",
+            )
+
+    @guarded
+    async def remove_samples(self, samples: list[SampleCollection]) -> None:
+        actor = person(self.principal, "Removing the sample data")
+        with (
+            ui.dialog() as dialog,
+            named(ui.card().classes("w-[40rem] max-w-full"), "sample-dialog"),
+        ):
+            ui.label("Remove the sample data?").classes("text-lg font-bold")
+            ui.label(
+                f"This removes {counted(len(samples), 'sample collection')} from the knowledge "
+                "base, for everyone who uses it. Your own assets stay, and the sample data is "
+                "not loaded again."
+            )
+            with named(ui.element("ul").classes("list-disc pl-6 text-sm"), "sample-list"):
+                for sample in samples:
+                    with ui.element("li"):
+                        ui.label(sample.title).classes("font-medium")
+                        ui.label(sample.ual).classes("font-mono text-xs break-all")
+            with ui.row():
+                named(
+                    ui.button(
+                        "Remove sample data", color="negative", on_click=lambda: dialog.submit(True)
+                    ),
+                    "sample-confirm",
+                )
+                ui.button("Cancel", on_click=lambda: dialog.submit(None)).props("flat")
+        if await dialog is None:
+            return
+        removal = await call(self.context.knowledge.remove_sample_data(actor=actor))
+        ui.notify(f"Removed {counted(len(removal.removed), 'sample collection')}", type="positive")
+        await self.refresh()
+
+
+def may_remove_samples(principal: Principal) -> bool:
+    try:
+        person(principal, "Removing the sample data")
+    except GraphwrightError:
+        return False
+    return True
 
 
 def short(iri: str) -> str:

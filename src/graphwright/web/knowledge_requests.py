@@ -26,6 +26,7 @@ STATUSES = {
     "published": "Published",
     "rejected": "Rejected",
     "failed": "Failed",
+    "removed": "Removed (sample data)",
     "all": "All",
 }
 
@@ -184,4 +185,6 @@ _COLOURS = {
     "published": "green-9",
     "rejected": "red-9",
     "failed": "red-9",
+    "removing": "grey-8",
+    "removed": "grey-8",
 }

@@ -12,7 +12,7 @@ from starlette.responses import RedirectResponse
 from graphwright.errors import GraphwrightError
 from graphwright.knowledge import vocab
 from graphwright.knowledge.schemas import QueryAnswer, Term
-from graphwright.web.common import SIGN_IN, guarded, signed_in
+from graphwright.web.common import SIGN_IN, guarded, io, signed_in
 from graphwright.web.context import WebContext
 from graphwright.web.knowledge_pages import knowledge_frame
 
@@ -63,8 +63,9 @@ class SparqlConsole:
         except GraphwrightError as exc:
             self._error(exc)
             return
+        samples = await io(self.context.knowledge.sample_collections)
         with self.answer:
-            show(found)
+            show(found, {sample.ual for sample in samples})
 
     def _error(self, exc: GraphwrightError) -> None:
         with (
@@ -103,7 +104,9 @@ class SparqlConsole:
         )
 
 
-def show(answer: QueryAnswer) -> None:
+def show(answer: QueryAnswer, samples: set[str] | frozenset[str] = frozenset()) -> None:
+    """The answer; a row that names a sample collection, one of its assets or their graphs
+    (`samples`: the collections' UALs) says so in a last column."""
     if answer.form == "ask":
         ui.label(f"Answer: {'yes' if answer.boolean else 'no'}").classes("text-lg font-bold")
         return
@@ -121,9 +124,27 @@ def show(answer: QueryAnswer) -> None:
         {"_row": index, **{v: term_text(row.get(v)) for v in answer.variables}}
         for index, row in enumerate(answer.rows)
     ]
+    marked = [names_sample(row, samples) for row in answer.rows]
+    if any(marked):
+        columns.append({"name": "_sample", "label": "Sample data", "field": "_sample"})
+        for shown, sample in zip(rows, marked, strict=True):
+            shown["_sample"] = "sample data" if sample else ""
     ui.table(columns=columns, rows=rows, row_key="_row", pagination=50).classes("w-full").props(
         "dense flat bordered wrap-cells"
     ).mark("sparql-table").props('data-testid="sparql-table"')
+
+
+def names_sample(row: dict[str, Term], samples: set[str] | frozenset[str]) -> bool:
+    """Whether an IRI in the row is a sample collection's UAL, or begins with one and a slash
+    (its assets and their public graphs)."""
+    for term in row.values():
+        if term["type"] == "uri":
+            value = term["value"]
+            if value in samples or value.rsplit("/", 1)[0] in samples:
+                return True
+            if value.endswith("/public") and value.rsplit("/", 2)[0] in samples:
+                return True
+    return False
 
 
 def term_text(term: Term | None) -> str:

@@ -53,6 +53,11 @@ class KnowledgeBackend(Protocol):
         `NumberTaken` when another writer holds that number."""
         ...
 
+    async def remove(self, collections: Sequence[Ual]) -> None:
+        """Remove whole collections, all of them or none, or refuse (InvalidInput) where the
+        backend cannot remove what it published."""
+        ...
+
     async def last_number(self) -> int:
         """The highest collection number in the store (0 when the backend does not number)."""
         ...

@@ -53,6 +53,10 @@ EXPORT_REFUSED = (
     "knowledge assets, not every quad. Export is for the embedded store and SPARQL servers; "
     "read a DKG node's collections one by one with get"
 )
+REMOVE_REFUSED = (
+    "A DKG node cannot remove published collections: what is minted on its chain stays there. "
+    "Sample data is only ever loaded into the embedded store, where it can be removed"
+)
 _XSD_STRING = v.XSD + "string"
 
 
@@ -259,6 +263,9 @@ class DkgNodeKnowledgeBase:
             )
             for row in page.rows
         ]
+
+    async def remove(self, collections: Sequence[Ual]) -> None:
+        raise InvalidInput(REMOVE_REFUSED)
 
     async def export(self) -> bytes:
         raise InvalidInput(EXPORT_REFUSED)

@@ -99,6 +99,10 @@ class SparqlKnowledgeBase:
             synthetic=synthetic,
         )
 
+    async def remove(self, collections: Sequence[Ual]) -> None:
+        if collections:
+            await self.store.update(layout.remove_update(collections))
+
     async def last_number(self) -> int:
         answer = await self._select(layout.LAST_NUMBER)
         last = answer.rows[0].get("last") if answer.rows else None
