@@ -22,7 +22,8 @@ ERROR_ENVELOPE = {
     },
 }
 WHY = {
-    "400": "The SPARQL query is malformed, an update, or runs past its time limit",
+    "400": "A SPARQL query the parser refuses (malformed, an update, SERVICE), or an empty or "
+    "malformed If-Match header",
     "401": "No token, or an unknown, revoked or expired one",
     "403": "A token scoped to another conversation",
     "404": "The conversation's graph, a node, an edge or a version does not exist",
@@ -127,6 +128,8 @@ def _statuses(path: str, method: str, operation: dict[str, Any]) -> list[str]:
         statuses.append("409")
     if "requestBody" in operation:
         statuses.append("413")
+    if any(p.get("name", "").lower() == "if-match" for p in operation.get("parameters", [])):
+        statuses.append("400")
     return sorted(statuses)
 
 

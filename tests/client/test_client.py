@@ -75,7 +75,7 @@ def test_graph_mode_edits_versions_and_errors(client: Client) -> None:
     turn = client.chat("/kg.queryNeighbors TP53")
     graph = client.graph_mode(turn.conversation_id)
     seeded = graph.to_networkx()
-    assert seeded.number_of_nodes() == 11 and graph.version is not None
+    assert seeded.number_of_nodes() == 12 and graph.version is not None
     start = graph.summary()["version"]
 
     graph.add_node("HGNC:1", "NEW1", "Gene", {"score": 0.5})
@@ -153,14 +153,14 @@ def test_to_networkx_reads_every_page(client: Client) -> None:
     extra = [
         {"source": "NCBIGene:7157", "target": "NCBIGene:672", "label": f"r{i}"} for i in range(6)
     ]
-    graph.add_edges(extra)  # 16 edges, 11 nodes: edge pages go on after the nodes run out
+    graph.add_edges(extra)  # 18 edges, 12 nodes: edge pages go on after the nodes run out
     page = graph_module.STATE_PAGE
     graph_module.STATE_PAGE = 3
     try:
         whole = graph.to_networkx()
     finally:
         graph_module.STATE_PAGE = page
-    assert (whole.number_of_nodes(), whole.number_of_edges()) == (11, 16)
+    assert (whole.number_of_nodes(), whole.number_of_edges()) == (12, 18)
 
 
 def test_a_wrong_token_is_unauthorized(client: Client) -> None:
