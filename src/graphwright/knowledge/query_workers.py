@@ -17,9 +17,10 @@ import asyncio
 import contextlib
 import ctypes
 import os
-import signal
 import subprocess
 import sys
+import threading
+import time
 from dataclasses import asdict
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -32,7 +33,6 @@ from graphwright.knowledge.sparql import QueryTimeout
 
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWNET = 0x40000000
-_PR_SET_PDEATHSIG = 1
 # Workers yield the CPU to the server, so that /health and edits answer while queries run.
 _WORKER_NICENESS = 10
 _START_TIMEOUT = 60.0
@@ -158,8 +158,8 @@ def serve() -> None:
     requests = Connection(os.dup(0), writable=False)
     conn = Connection(os.dup(1), readable=False)
     os.dup2(2, 1)
+    _leave_network()  # first: a user namespace needs a process with one thread
     _die_with_the_server()
-    _leave_network()
     with contextlib.suppress(OSError):
         os.nice(_WORKER_NICENESS)
     import pyoxigraph  # noqa: F401  (imported before "ready", not during a query)
@@ -205,11 +205,17 @@ def _answer(stores: dict[str, Any], snapshot: Path, checked: CheckedQuery, limit
 
 
 def _die_with_the_server() -> None:
-    """Be killed when the server process ends, even in the middle of a query."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() == 1:  # the server ended before prctl took effect
+    """End when the server process ends, even in the middle of a query. A thread watches the
+    parent: PR_SET_PDEATHSIG fires when the thread that started the worker ends, which in a
+    server's thread pool can be long before the server does."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
         os._exit(0)
+
+    threading.Thread(target=watch, name="watch-the-server", daemon=True).start()
 
 
 def _leave_network() -> bool:
