@@ -183,9 +183,9 @@ NODE_STATEMENT = re.compile(
     r"(?:, n(?P<labels>(?::(?:`(?:[^`]|``)*`|[A-Za-z_]\w*))+))?;"
 )
 LINK_STATEMENT = re.compile(
-    r"UNWIND \$batch AS row MATCH \(s:NamedThing \{id: row\.start\}\) "
-    r"MATCH \(t:NamedThing \{id: row\.end\}\) "
-    r"CREATE \(s\)-\[r:(?P<type>`(?:[^`]|``)*`|[A-Za-z_]\w*)\]->\(t\) SET r = row\.props;"
+    r"UNWIND \$batch AS row MATCH \(a:NamedThing \{id: row\.start\}\) "
+    r"MATCH \(b:NamedThing \{id: row\.end\}\) "
+    r"CREATE \(a\)-\[r:(?P<type>`(?:[^`]|``)*`|[A-Za-z_]\w*)\]->\(b\) SET r = row\.props;"
 )
 LABEL = re.compile(r":(`(?:[^`]|``)*`|[A-Za-z_]\w*)")
 
@@ -279,7 +279,7 @@ def test_csv_by_neo4j_admins_rules_holds_the_graph() -> None:
 def test_cypher_script_builds_the_same_database_with_quoted_names() -> None:
     files = write_graph_files(SAMPLE, "neo4j")
     script = files["import.cypher"]
-    assert "CREATE (s)-[r:`RO:0002434`]->(t)" in script
+    assert "CREATE (a)-[r:`RO:0002434`]->(b)" in script
     assert "SET n += row.props, n:Drug:SmallMolecule;" in script
     assert "`odd_key_`" not in script and "odd_key_: " in script
     nodes, links = read_cypher(script)

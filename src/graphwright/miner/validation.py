@@ -229,7 +229,7 @@ async def check_link(
     except InvalidInput:
         return missing_link(ual, "not a UAL")
     try:
-        metadata = await reader.metadata(str(parsed))
+        metadata = await reader.metadata(str(parsed.collection))
     except NotFound:
         return missing_link(ual, "no such knowledge collection in the knowledge base")
     if not parsed.is_collection and str(parsed) not in metadata.knowledge_assets:

@@ -315,8 +315,8 @@ def _cypher(
     for kind, batch in link_batches:
         lines.append(f":param {{batch: {literal(batch)}}}")
         lines.append(
-            f"UNWIND $batch AS row MATCH (s:{base} {{id: row.start}}) "
-            f"MATCH (t:{base} {{id: row.end}}) CREATE (s)-[r:{name(kind)}]->(t) SET r = row.props;"
+            f"UNWIND $batch AS row MATCH (a:{base} {{id: row.start}}) "
+            f"MATCH (b:{base} {{id: row.end}}) CREATE (a)-[r:{name(kind)}]->(b) SET r = row.props;"
         )
     return "\n".join(lines) + "\n"
 
