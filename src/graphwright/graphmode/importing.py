@@ -4,18 +4,24 @@ duplicate nodes folded into one."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from graphwright.core.formats import read_graph
 from graphwright.core.merge import GraphAccumulator
 from graphwright.errors import InvalidInput, NotFound
-from graphwright.graphmode.change import Change, GraphMoved, GraphServiceBase, conversation_key
+from graphwright.graphmode.change import (
+    Change,
+    GraphMoved,
+    GraphServiceBase,
+    Prepared,
+    conversation_key,
+)
 from graphwright.graphmode.import_plan import (
     EXISTING,
     ImportPlan,
@@ -36,7 +42,9 @@ from graphwright.graphmode.rows import (
 )
 from graphwright.graphmode.schemas import ImportReport, Node, Written
 
-PLAN_ATTEMPTS = 3  # then the import is planned inside the write transaction
+PLAN_ATTEMPTS = 3  # then the import or merge is planned inside the write transaction
+P = TypeVar("P", bound=Prepared)
+T = TypeVar("T")
 
 
 class GraphImports(GraphServiceBase):
@@ -64,19 +72,16 @@ class GraphImports(GraphServiceBase):
             self.limits.seed_graph(parsed)
         incoming = GraphAccumulator()
         incoming.add(parsed, result_id=result_id)
-        for _ in range(PLAN_ATTEMPTS):
-            plan = self._plan_import(conversation_id, incoming, result_id)
-            try:
-                return self._write(
-                    conversation_id,
-                    "import",
-                    actor,
-                    expected_version,
-                    partial(apply_import, plan=plan),
-                    prepared=plan,
-                )
-            except GraphMoved:
-                continue
+        planned = self._write_planned(
+            conversation_id,
+            "import",
+            actor,
+            expected_version,
+            lambda: self._plan_import(conversation_id, incoming, result_id),
+            apply_import,
+        )
+        if planned is not None:
+            return planned
 
         def build(change: Change) -> ImportReport:
             graph = _fresh(incoming)
@@ -87,6 +92,32 @@ class GraphImports(GraphServiceBase):
             return apply_import(change, plan)
 
         return self._write(conversation_id, "import", actor, expected_version, build)
+
+    def _write_planned(
+        self,
+        conversation_id: str,
+        command: str,
+        actor: str,
+        expected_version: int | None,
+        plan: Callable[[], P],
+        apply: Callable[..., T],
+    ) -> Written[T] | None:
+        """Write work planned outside the transaction, planning again while the graph moves
+        on meanwhile; None after PLAN_ATTEMPTS, when the caller plans inside the transaction."""
+        for _ in range(PLAN_ATTEMPTS):
+            planned = plan()
+            try:
+                return self._write(
+                    conversation_id,
+                    command,
+                    actor,
+                    expected_version,
+                    partial(apply, plan=planned),
+                    prepared=planned,
+                )
+            except GraphMoved:
+                continue
+        return None
 
     def _plan_import(
         self, conversation_id: str, incoming: GraphAccumulator, result_id: str
@@ -121,19 +152,16 @@ class GraphImports(GraphServiceBase):
         if keep_id in remove_ids:
             raise InvalidInput(f"Node '{keep_id}' cannot be both kept and removed")
 
-        for _ in range(PLAN_ATTEMPTS):
-            plan = self._plan_merge(conversation_id, keep_id, remove_ids)
-            try:
-                return self._write(
-                    conversation_id,
-                    "mergeNodes",
-                    actor,
-                    expected_version,
-                    partial(_apply_merge, plan=plan),
-                    prepared=plan,
-                )
-            except GraphMoved:
-                continue
+        planned = self._write_planned(
+            conversation_id,
+            "mergeNodes",
+            actor,
+            expected_version,
+            lambda: self._plan_merge(conversation_id, keep_id, remove_ids),
+            _apply_merge,
+        )
+        if planned is not None:
+            return planned
 
         def build(change: Change) -> Node:
             plan = _plan_merge(
