@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import pty
-import select
+import selectors
 import signal
 import sys
 import time
@@ -82,7 +82,10 @@ class Terminal:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AssertionError(f"{text!r} never appeared; the terminal shows:\n{self.text}")
-            ready, _, _ = select.select([self.fd], [], [], min(left, 0.5))
+            # poll, not select: a test process may hold more than 1,024 descriptors
+            with selectors.PollSelector() as selector:
+                selector.register(self.fd, selectors.EVENT_READ)
+                ready = selector.select(min(left, 0.5))
             if ready:
                 try:
                     self.seen += os.read(self.fd, 65536)

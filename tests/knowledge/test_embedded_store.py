@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
+import os
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +32,42 @@ async def test_a_query_stopped_mid_stream_drops_its_oxigraph_objects_in_its_own_
         await store.query("SELECT * WHERE { ?a ?p ?b . ?c ?q ?d }", limit=10**9, timeout=0.2)
     await _workers_done()
     gc.collect()  # an iterator dropped here, off its thread, is reported (and fails the test)
+
+
+def _open_files_under(folder: Path) -> list[str]:
+    paths = []
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):
+            paths.append(os.readlink(fd))
+    return [p for p in paths if p.startswith(str(folder))]
+
+
+async def test_closing_the_store_closes_its_files_while_it_is_still_referenced(
+    tmp_path: Path,
+) -> None:
+    # A closed app that is still referenced (a test's fixture, an embedding program) kept every
+    # RocksDB file open: a test process ran out of descriptors for select().
+    store = EmbeddedStore(tmp_path / "kb")
+    await store.update("INSERT DATA { <urn:s> <urn:p> <urn:o> }")
+    await store.user_query("ASK { ?s ?p ?o }", limit=1, timeout=30)
+    assert _open_files_under(tmp_path)
+    await store.aclose()
+    assert _open_files_under(tmp_path) == []
+
+
+def test_a_long_answer_arrives_whole_on_uvloop(tmp_path: Path) -> None:
+    # `graphwright serve` runs on uvloop, which leaves a watched pipe non-blocking: an answer
+    # longer than the pipe's buffer failed half-read ("The query stopped its worker").
+    uvloop = pytest.importorskip("uvloop")
+
+    async def long_answer() -> int:
+        store = EmbeddedStore(tmp_path / "kb")
+        triples = " ".join(f'<urn:s{i}> <urn:p> "{"x" * 100}{i}" .' for i in range(2000))
+        await store.update(f"INSERT DATA {{ {triples} }}")
+        try:
+            answer = await store.user_query("SELECT * { ?s ?p ?o }", limit=5000, timeout=60)
+        finally:
+            await store.aclose()
+        return len(answer.rows)
+
+    assert uvloop.run(long_answer()) == 2000

@@ -137,6 +137,9 @@ class _Worker:
             await readable
         finally:
             loop.remove_reader(fd)
+            # uvloop (under `graphwright serve`) leaves a watched descriptor non-blocking, and
+            # a reply longer than the pipe's buffer is then read half-way
+            os.set_blocking(fd, True)
         try:
             return await asyncio.to_thread(self.conn.recv)
         except (EOFError, OSError):  # the worker died (out of memory, killed from outside)

@@ -132,8 +132,10 @@ class EmbeddedStore:
         self._workers.close()
         await self._run(self._store.flush)
         shutil.rmtree(self._snapshots, ignore_errors=True)
+        # Oxigraph closes its files when the Store is dropped: an app that has shut down but is
+        # still referenced (tests, an embedding program) must not keep them open.
+        del self._store
         if self._temporary is not None:
-            del self._store
             self._temporary.cleanup()
 
     async def _take_snapshot(self) -> Path:
