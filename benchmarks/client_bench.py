@@ -4,7 +4,8 @@
    slash command (no model): the client's own overhead (target: at most 5 ms);
 2. `GraphModeGraph.to_networkx()` on a Graph Mode graph of 100k nodes and 500k edges, against
    building the same MultiDiGraph directly from the REST `/state` pages with httpx (target: at
-   most 1.5x).
+   most 1.5x), interleaved, the best of a few of each, with the resident memory of the server
+   and of this process (Linux /proc) at that size.
 
     PYTHONPATH=src .venv/bin/python benchmarks/client_bench.py [--quick]
 """
@@ -12,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import signal
@@ -31,6 +33,7 @@ import orjson
 
 from graphwright.auth.service import AuthService
 from graphwright.client import Client
+from graphwright.client.graph import STATE_PAGE
 from graphwright.db import Database
 
 EDGES_PER_NODE = 5
@@ -38,8 +41,8 @@ CHUNK = 20_000  # nodes per import request (with their edges), under the body si
 
 
 @contextmanager
-def server(home: Path) -> Iterator[tuple[str, str]]:
-    """`graphwright serve` on a free port, offline; yields its URL and a token."""
+def server(home: Path) -> Iterator[tuple[str, str, int]]:
+    """`graphwright serve` on a free port, offline; yields its URL, a token and its pid."""
     database = Database(f"sqlite:///{home / 'graphwright.db'}")
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -60,7 +63,7 @@ def server(home: Path) -> Iterator[tuple[str, str]]:
                 if time.monotonic() > deadline or process.poll() is not None:
                     raise
                 time.sleep(0.3)
-        yield url, AuthService(database).mint(label="client bench")
+        yield url, AuthService(database).mint(label="client bench"), process.pid
     finally:
         database.dispose()
         process.send_signal(signal.SIGTERM)
@@ -109,7 +112,7 @@ def direct_networkx(http: httpx.Client, conversation_id: str) -> nx.MultiDiGraph
     offset = 0
     while True:
         page = http.get(
-            f"/api/graph/{conversation_id}/state", params={"offset": offset, "limit": 10_000}
+            f"/api/graph/{conversation_id}/state", params={"offset": offset, "limit": STATE_PAGE}
         ).json()["data"]
         graph.add_nodes_from((n["id"], {**n["data"], "label": n["label"], "type": n["type"]})
                              for n in page["nodes"])  # fmt: skip
@@ -118,24 +121,44 @@ def direct_networkx(http: httpx.Client, conversation_id: str) -> nx.MultiDiGraph
              {**e["data"], "label": e["label"], "type": e["type"]})
             for e in page["edges"]
         )  # fmt: skip
-        offset += 10_000  # nodes and edges are paged at the same offset
+        offset += STATE_PAGE  # nodes and edges are paged at the same offset
         if not page["metadata"]["hasMore"]:
             return graph
 
 
-def timed(work: Callable[[], nx.MultiDiGraph]) -> tuple[float, nx.MultiDiGraph]:
+def memory_mb(pid: int | str = "self") -> tuple[float, float]:
+    """A process's resident memory now and at its peak since `reset_peak`, in MB."""
+    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    fields = dict(line.split(":", 1) for line in status if ":" in line)
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def reset_peak(pid: int | str = "self") -> None:
+    Path(f"/proc/{pid}/clear_refs").write_text("5")  # Linux: VmHWM starts again from VmRSS
+
+
+def measured(work: Callable[[], nx.MultiDiGraph]) -> tuple[float, float, float]:
+    """Seconds, and this process's peak and held memory growth (MB) while it holds the graph."""
+    gc.collect()
+    before, _ = memory_mb()
+    reset_peak()
     start = time.perf_counter()
-    result = work()
-    return time.perf_counter() - start, result
+    graph = work()
+    seconds = time.perf_counter() - start
+    held, peak = memory_mb()
+    assert graph.number_of_edges() > 0
+    del graph
+    return seconds, peak - before, held - before
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="10k nodes, fewer chat rounds")
+    parser.add_argument("--repeat", type=int, default=3, help="to_networkx runs of each")
     args = parser.parse_args()
     nodes = 10_000 if args.quick else 100_000
     rounds = 30 if args.quick else 200
-    with tempfile.TemporaryDirectory() as tmp, server(Path(tmp)) as (url, token):
+    with tempfile.TemporaryDirectory() as tmp, server(Path(tmp)) as (url, token, pid):
         headers = {"Authorization": f"Bearer {token}"}
         with (
             httpx.Client(base_url=url, headers=headers, timeout=600) as http,
@@ -151,16 +174,34 @@ def main() -> None:
             print(f"seeded {nodes} nodes, {nodes * EDGES_PER_NODE} edges "
                   f"in {time.perf_counter() - start:.0f} s")  # fmt: skip
             graph = client.graph(conversation)
-            base_times, our_times = [], []
-            for _ in range(3):  # interleaved; the best of each
-                base_s, base = timed(lambda: direct_networkx(http, conversation))
-                ours_s, ours = timed(graph.to_networkx)
-                base_times.append(base_s)
-                our_times.append(ours_s)
-            base_s, ours_s = min(base_times), min(our_times)
-            assert ours.number_of_edges() == base.number_of_edges() == nodes * EDGES_PER_NODE
-            print(f"to_networkx: direct from REST pages {base_s:.2f} s, client {ours_s:.2f} s, "
-                  f"ratio {ours_s / base_s:.2f}x (target <= 1.5x)")  # fmt: skip
+            base = direct_networkx(http, conversation)
+            ours = graph.to_networkx()
+            assert nx.utils.graphs_equal(ours, base)
+            assert ours.number_of_edges() == nodes * EDGES_PER_NODE
+            del base, ours
+            server_rss, _ = memory_mb(pid)
+            reset_peak(pid)
+            runs: dict[str, list[tuple[float, float, float]]] = {"direct": [], "client": []}
+            for i in range(args.repeat):  # interleaved, each going first in turn
+                pair = [
+                    ("direct", lambda: direct_networkx(http, conversation)),
+                    ("client", graph.to_networkx),
+                ]
+                for name, work in pair[:: 1 if i % 2 == 0 else -1]:
+                    runs[name].append(measured(work))
+                    print(f"  {name}: {runs[name][-1][0]:.2f} s", flush=True)
+            _, server_peak = memory_mb(pid)
+            base_s, ours_s = (min(run[0] for run in runs[name]) for name in ("direct", "client"))
+            print(
+                f"to_networkx, best of {args.repeat}: direct from REST pages {base_s:.2f} s, "
+                f"client {ours_s:.2f} s, ratio {ours_s / base_s:.2f}x (target <= 1.5x)"
+            )
+            for name, sizes in runs.items():
+                peak, held = max(run[1] for run in sizes), max(run[2] for run in sizes)
+                print(f"{name}: this process grew {peak:.0f} MB at most, and holds the graph "
+                      f"in {held:.0f} MB")  # fmt: skip
+            print(f"server resident memory: {server_rss:.0f} MB before the timed reads, "
+                  f"{server_peak:.0f} MB at most during them")  # fmt: skip
 
 
 if __name__ == "__main__":

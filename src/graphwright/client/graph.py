@@ -4,15 +4,18 @@ server versions each write and raises VersionConflict when `expected_version` is
 
 from __future__ import annotations
 
+import concurrent.futures
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
+
+import networkx as nx
 
 from graphwright.client import display
 from graphwright.core import graph_objects as go
 from graphwright.errors import NotFound
 
 if TYPE_CHECKING:
-    import networkx as nx
     import pandas as pd
     import polars as pl
 
@@ -62,22 +65,35 @@ class GraphModeGraph:
         params = {"offset": offset} | ({"limit": limit} if limit else {})
         return self._call("GET", "/state", **params)
 
+    def pages(self) -> Iterator[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+        """Every node and edge as `(nodes, edges)` pages of STATE_PAGE (a page holds up to that
+        many nodes and, at the same offset, as many edges). The next page is asked for before
+        this one is handed over, so the server reads it while the caller uses this one."""
+        offset = 0
+        sent = self._start_page(offset)
+        while sent is not None:
+            try:
+                page, version = self._transport.answer(sent)
+            except NotFound:  # the only 404 of /state: no graph yet
+                return
+            if version is not None:
+                self.version = int(version)
+            offset += STATE_PAGE
+            sent = self._start_page(offset) if page["metadata"].get("hasMore") else None
+            yield page["nodes"], page["edges"]
+
+    def _start_page(self, offset: int) -> concurrent.futures.Future[Any]:
+        params = {"offset": offset, "limit": STATE_PAGE}
+        return self._transport.start("GET", self._prefix + "/state", params=params)
+
     def rows(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """Every node and edge, read in pages of STATE_PAGE (a page holds up to that many
-        nodes and, at the same offset, as many edges)."""
+        """Every node and edge (read in pages)."""
         nodes: list[dict[str, Any]] = []
         edges: list[dict[str, Any]] = []
-        offset = 0
-        while True:
-            try:
-                page = self.state(offset=offset, limit=STATE_PAGE)
-            except NotFound:  # the only 404 of /state: no graph yet
-                return nodes, edges
-            nodes += page["nodes"]
-            edges += page["edges"]
-            offset += STATE_PAGE
-            if not page["metadata"].get("hasMore"):
-                return nodes, edges
+        for page_nodes, page_edges in self.pages():
+            nodes += page_nodes
+            edges += page_edges
+        return nodes, edges
 
     def summary(self) -> dict[str, Any]:
         """Counts by node type and edge label, and the version."""
@@ -229,8 +245,16 @@ class GraphModeGraph:
     # -- conversions ----------------------------------------------------------------------
 
     def to_networkx(self) -> nx.MultiDiGraph:
-        """The whole graph as a MultiDiGraph keyed by edge id (data keys are attributes)."""
-        return go.rows_to_networkx(*self.rows())
+        """The whole graph as a MultiDiGraph keyed by edge id (data keys are attributes),
+        built page by page as the pages arrive.
+
+        >>> g = graph.to_networkx()
+        >>> g.nodes["NCBIGene:7157"]["label"], g.number_of_edges()
+        """
+        graph = nx.MultiDiGraph()
+        for nodes, edges in self.pages():
+            go.add_rows(graph, nodes, edges)
+        return graph
 
     def to_pandas(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """(nodes, edges) pandas frames, `data` spread into columns."""

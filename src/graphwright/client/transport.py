@@ -111,7 +111,20 @@ class Transport:
         self, method: str, path: str, *, json: Any = None, params: Mapping[str, Any] | None = None
     ) -> tuple[Any, int | None]:
         """The envelope's `data` and `version` (the graph's version after a write)."""
-        response = self.run(self._send(method, path, json=json, params=params))
+        return self.answer(self.start(method, path, json=json, params=params))
+
+    def start(
+        self, method: str, path: str, *, json: Any = None, params: Mapping[str, Any] | None = None
+    ) -> concurrent.futures.Future[httpx.Response]:
+        """Send a request without waiting for it, so the caller works while the server does;
+        `answer` waits for it."""
+        coroutine = self._send(method, path, json=json, params=params)
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+
+    @staticmethod
+    def answer(sent: concurrent.futures.Future[httpx.Response]) -> tuple[Any, int | None]:
+        """A started request's envelope `data` and `version`, or its typed GraphwrightError."""
+        response = sent.result()
         body = _json(response)
         if not response.is_success:
             raise error_for(response.status_code, body)
@@ -207,7 +220,7 @@ async def _cancel_others() -> None:
 
 def _json(response: httpx.Response) -> dict[str, Any]:
     try:
-        body = response.json()
+        body = orjson.loads(response.content)  # a few times faster than json on large pages
     except ValueError:
         return {}
     return body if isinstance(body, dict) else {}

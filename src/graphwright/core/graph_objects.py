@@ -38,6 +38,14 @@ def rows_to_networkx(nodes: Iterable[Row], edges: Iterable[Row]) -> nx.MultiDiGr
     ({'x': 1, 'label': 'A', 'type': 'Gene'}, [('a', 'a', 'e1')])
     """
     graph = nx.MultiDiGraph()
+    add_rows(graph, nodes, edges)
+    return graph
+
+
+def add_rows(graph: nx.MultiDiGraph, nodes: Iterable[Row], edges: Iterable[Row]) -> None:
+    """Add Graph Mode rows to `graph`, one pass each (a page at a time, so a large graph's rows
+    need not all be held at once); a node first met as an edge's end gets its attributes when
+    its own row comes."""
     graph.add_nodes_from(
         (n["id"], {**(n.get("data") or {}), "label": n["label"], "type": n["type"]}) for n in nodes
     )
@@ -50,7 +58,6 @@ def rows_to_networkx(nodes: Iterable[Row], edges: Iterable[Row]) -> nx.MultiDiGr
         )
         for e in edges
     )
-    return graph
 
 
 def networkx_to_rows(graph: nx.Graph) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
