@@ -104,11 +104,11 @@ def test_a_clicked_node_is_a_readable_card_beside_the_graph(
         wait_drawn(browser, str(version))
         click_at_node(browser, "NCBIGene:7157")
         card = find(browser, "graph-details")
-        wait(browser, lambda d: "found by kg.queryNeighbors in turn 1" in card.text)
+        wait(browser, lambda d: "Found by kg.queryNeighbors in turn 1" in card.text)
         text = card.text
         assert find(browser, "selected-node").text == "TP53"
         assert "Gene" in text and "cmd-" not in text and "provenance:" not in text
-        assert "“/kg.queryNeighbors TP53”" in text and "imported into this graph" in text
+        assert "“/kg.queryNeighbors TP53”" in text and "Imported into this graph" in text, text
         hrefs = {a.text: a.get_attribute("href") for a in card.find_elements(By.TAG_NAME, "a")}
         assert hrefs["NCBIGene:7157"] == "https://bioregistry.io/ncbigene:7157"
         assert hrefs["HGNC:11998"] == "https://bioregistry.io/hgnc:11998"  # equivalent id
