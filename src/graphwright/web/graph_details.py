@@ -57,13 +57,13 @@ def _facts(card: ItemCard) -> None:
 
 
 class DetailsPanel:
-    def __init__(self, editor: GraphEditor, *, height: str) -> None:
+    def __init__(self, editor: GraphEditor, *, height: str, width: str) -> None:
         self.editor = editor
         self.selected: str | None = None
         self._shown = 0  # the latest selection: a slower earlier one must not replace it
         self.body = (
             ui.card()
-            .classes("w-72 xl:w-96 shrink-0 overflow-auto gap-1 p-3")
+            .classes(f"{width} shrink-0 overflow-auto gap-1 p-3")
             .style(f"height: {height}; min-height: 320px")
             .props('role="region" aria-label="Details of the selected node or edge"')
             .mark("graph-details")

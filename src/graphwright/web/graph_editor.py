@@ -97,7 +97,9 @@ class GraphEditor:
                     self.view = GraphView(
                         on_node=self.select_node, on_edge=self.select_edge, height=height
                     )
-                self.details = DetailsPanel(self, height=height)
+                # Beside the chat the editor has half the window: a narrower card.
+                width = "w-60" if compact else "w-72 xl:w-96"
+                self.details = DetailsPanel(self, height=height, width=width)
             with ui.context_menu():
                 ui.menu_item("Delete the selected node", on_click=self._delete_selected)
                 ui.menu_item("Start an edge from the selected node", on_click=self._edge_from)
