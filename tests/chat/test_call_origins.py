@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from graphwright.chat.conversations import message_row
 from graphwright.chat.mcp_manager import McpManager
 from graphwright.chat.models import ConversationCreate, ToolCallRecord
 from graphwright.chat.repository import ChatRepository
@@ -19,8 +20,6 @@ def service(database: Database) -> ChatService:
 
 
 def _turn(service: ChatService, cid: str, seq: int, asked: str, calls: list[str]) -> None:
-    from graphwright.chat.conversations import message_row
-
     with service.db.write() as session:
         repo = ChatRepository(session)
         repo.add(message_row(cid, seq, role="user", content=asked))

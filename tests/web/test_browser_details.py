@@ -146,3 +146,11 @@ def test_an_edge_shows_its_predicate_on_hover_and_a_small_graph_on_the_canvas(
     point_at(browser, chart, mx, my).perform()
     tip = wait(browser, lambda d: "TP53" in chart.text and "BRCA1" in chart.text and chart.text)
     assert "interacts_with" in tip, tip
+
+    point_at(browser, chart, mx, my).click().perform()  # and a click opens the edge's card
+    heading = find(browser, "selected-edge")
+    assert heading.text == "TP53 → BRCA1"
+    card = find(browser, "graph-details")
+    assert "interacts_with" in card.text and "added in Graph Mode" not in card.text
+    pubmed = card.find_element(By.LINK_TEXT, "PMID:12345").get_attribute("href")
+    assert pubmed == "https://pubmed.ncbi.nlm.nih.gov/12345/"

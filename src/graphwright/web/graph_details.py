@@ -7,7 +7,7 @@ edge (its predicate, evidence and provenance) with a delete. The words and links
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nicegui import ui
@@ -15,6 +15,7 @@ from nicegui import ui
 from graphwright.core.item_card import (
     ItemCard,
     Link,
+    ToolOrigin,
     all_provenance_ids,
     edge_card,
     evidence_links,
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from graphwright.web.graph_editor import GraphEditor
 
 EDGES_SHOWN = 50
+MakeCard = Callable[[Mapping[str, Any], Mapping[str, ToolOrigin]], ItemCard]
 NO_PROVENANCE = "added in Graph Mode; no tool result recorded"
 HINT = "Click a node or an edge to see its details here."
 
@@ -81,7 +83,7 @@ class DetailsPanel:
             )
         self.toast.set_visibility(False)
 
-    async def _card(self, items: list[dict[str, Any]], make: Any) -> list[ItemCard] | None:
+    async def _card(self, items: list[dict[str, Any]], make: MakeCard) -> list[ItemCard] | None:
         """Cards for `items` (the first the selected one), or None when another selection came
         first. Off the event loop: it reads the conversation, and Bioregistry loads on first use."""
         self._shown += 1
