@@ -25,6 +25,7 @@ from tests.web.browser import (
     wait_drawn,
 )
 from tests.web.conftest import SCREENSHOTS, LiveUI
+from tests.web.test_browser_details import click_at_node
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -177,6 +178,16 @@ def test_graph_mode_editing_undo_live_changes_and_history(browser: Any, live: Li
         live_version = added.json()["version"]
     wait_drawn(browser, str(live_version), seconds=10)
     assert time.perf_counter() - started < 10
+    # The README shows TP53's details card, once the notifications have gone from the graph.
+    toasts = "return [...document.querySelectorAll('.q-notification')].some(e => e.offsetParent);"
+    wait(browser, lambda d: not d.execute_script(toasts))
+    click_at_node(browser, "NCBIGene:7157")
+    details = find(browser, "graph-details")
+    wait(browser, lambda d: "Found by kg.queryNeighbors in turn 1" in details.text)
+    ActionChains(browser).move_to_element(find(browser, "graph-title")).perform()
+    chart = find(browser, "graph-chart")
+    wait(browser, lambda d: "· Gene ·" not in chart.text)  # the hover card has gone
+    browser.execute_script("window.scrollTo(0, 0)")
     browser.save_screenshot(str(SCREENSHOTS / "ui-graph-mode.png"))
 
     click(

@@ -108,7 +108,7 @@ def click_node(driver: Any, node_id: str, *, right: bool = False) -> None:
     chart = find(driver, "graph-chart")
     dx, dy = node_offset(driver, node_id)
     ActionChains(driver).move_to_element_with_offset(chart, int(dx), int(dy)).click().perform()
-    wait(driver, lambda d: find(d, "selected-node").text == f"Node {node_id}")
+    wait(driver, lambda d: find(d, "selected-node").get_attribute("data-node-id") == node_id)
     if right:
         menu = ActionChains(driver).move_to_element_with_offset(chart, int(dx), int(dy))
         menu.context_click().perform()
@@ -531,7 +531,9 @@ def test_a_right_click_deletes_the_node_pointed_at_and_offers_undo(
     chart = find(browser, "graph-chart")
     dx, dy = node_offset(browser, "NCBIGene:4609")
     ActionChains(browser).move_to_element_with_offset(chart, dx, dy).context_click().perform()
-    wait(browser, lambda d: find(d, "selected-node").text == "Node NCBIGene:4609")
+    wait(
+        browser, lambda d: find(d, "selected-node").get_attribute("data-node-id") == "NCBIGene:4609"
+    )
     click(browser, by_text(browser, "Delete the selected node", "div[contains(@class, 'q-item')]"))
     wait(browser, lambda d: find(d, "delete-toast-text").text == "Deleted MYC (Gene)")
     wait_drawn(browser, str(version + 1))

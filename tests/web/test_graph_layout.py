@@ -7,7 +7,7 @@ import math
 from graphwright.core.palette import type_colour
 from graphwright.drawing.graph import drawing
 from graphwright.drawing.layout import place
-from graphwright.drawing.options import DENSE_EDGES_FROM, chart_options
+from graphwright.drawing.options import DENSE_EDGES_FROM, EDGE_LABELS_UP_TO, chart_options
 from graphwright.graphmode.analysis import FORCE_LAYOUT_MAX_NODES
 from graphwright.mcp_apps.payloads import graph_payload
 
@@ -116,3 +116,12 @@ def test_the_hover_card_names_the_node_its_type_and_id() -> None:
     series = drawing(nodes, edges, place(nodes, edges)).options["series"][0]
     assert series["data"][0]["tooltip"]["formatter"] == "TP53 · Gene · NCBIGene:7157"
     assert series["links"][0]["value"] == "inhibits"  # the edge's hover shows its predicate
+
+
+def test_a_small_graph_draws_its_predicates_and_a_bigger_one_on_hover_only() -> None:
+    """Issue 31, point 12: edge labels were missing on the canvas."""
+    for count, on_canvas in ((EDGE_LABELS_UP_TO, True), (EDGE_LABELS_UP_TO + 1, False)):
+        nodes, edges = ring(count)
+        series = drawing(nodes, edges, place(nodes, edges)).options["series"][0]
+        assert series["edgeLabel"]["show"] is on_canvas
+        assert series["emphasis"]["edgeLabel"]["show"] is True  # the hover shows it anyway

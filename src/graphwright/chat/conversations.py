@@ -32,6 +32,7 @@ from graphwright.chat.repository import ChatRepository
 from graphwright.chat.running import RunningTurn
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH, to_chat
 from graphwright.core.graph import load_graph
+from graphwright.core.item_card import ToolOrigin
 from graphwright.db import Database
 from graphwright.errors import Conflict, NotFound
 from graphwright.graphmode.service import GraphService
@@ -146,6 +147,21 @@ class ChatConversations:
             )
         ]
         return body
+
+    def call_origins(self, conversation_id: str, call_ids: Sequence[str]) -> dict[str, ToolOrigin]:
+        """Which tool made each of these calls, in which turn (counted from 1) and after which
+        message of the person; calls this conversation does not hold are left out."""
+        with self.db.read() as session:
+            repo = ChatRepository(session)
+            calls = repo.calls_with_turns(conversation_id, list(dict.fromkeys(call_ids)))
+            latest = max((seq for _, seq in calls), default=0)
+            asked = repo.user_messages(conversation_id, latest) if calls else []
+        found = {}
+        for call, seq in calls:
+            before = [content for user_seq, content in asked if user_seq < seq]
+            message = before[-1] if before else ""
+            found[call.call_id] = ToolOrigin(f"{call.server}.{call.tool}", len(before), message)
+        return found
 
     def update_conversation(
         self, conversation_id: str, patch: ConversationPatch, *, actor: str

@@ -80,3 +80,28 @@ class ChatRepository:
             .order_by(ToolCallRecord.id)
         )
         return list(self.session.scalars(query))
+
+    def calls_with_turns(
+        self, conversation_id: str, call_ids: Sequence[str]
+    ) -> list[tuple[ToolCallRecord, int]]:
+        """These tool calls of the conversation, each with the seq of the message that holds
+        it."""
+        if not call_ids:
+            return []
+        query = (
+            select(ToolCallRecord, Message.seq)
+            .join(Message, ToolCallRecord.message_id == Message.id)
+            .where(Message.conversation_id == conversation_id)
+            .where(ToolCallRecord.call_id.in_(call_ids))
+        )
+        return [(call, seq) for call, seq in self.session.execute(query)]
+
+    def user_messages(self, conversation_id: str, before_seq: int) -> list[tuple[int, str]]:
+        """(seq, content) of the person's messages up to `before_seq`, in order."""
+        query = (
+            select(Message.seq, Message.content)
+            .where(Message.conversation_id == conversation_id)
+            .where(Message.role == "user", Message.seq < before_seq)
+            .order_by(Message.seq)
+        )
+        return [(seq, content) for seq, content in self.session.execute(query)]

@@ -1,5 +1,6 @@
 """The ECharts option of a knowledge graph: a `graph` series with fixed (server-side) positions,
-one category per node type with its colour and legend entry, labels on hover, arrows on edges.
+one category per node type with its colour and legend entry, labels on hover, arrows on edges,
+and each edge's predicate on hover (and on the canvas while the graph is small).
 
 Types are named by their Biolink class (`biolink:Gene` and `gene` are both `Gene`) and coloured by
 `core.palette.type_colour`, so a type has the same colour in every view, page and export."""
@@ -15,6 +16,7 @@ from graphwright.core.biolink import type_name
 from graphwright.core.palette import type_colour
 
 LABELS_UP_TO = 60  # nodes; a bigger graph shows labels on hover only
+EDGE_LABELS_UP_TO = 40  # edges; a bigger graph shows an edge's predicate on hover only
 LABELLED_EDGES_UP_TO = 3000
 OTHER = "Other"
 
@@ -118,7 +120,12 @@ def chart_options(
                     "color": "#111827",
                     "fontSize": 11,
                 },
-                "edgeLabel": {"show": False, "formatter": "{c}", "fontSize": 10},
+                "edgeLabel": {
+                    "show": len(edges) <= EDGE_LABELS_UP_TO,
+                    "formatter": "{c}",
+                    "fontSize": 10,
+                    "color": "#374151",
+                },
                 "emphasis": {
                     "focus": "adjacency" if labelled else "self",
                     "label": {"show": True},

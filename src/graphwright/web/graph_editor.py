@@ -1,6 +1,7 @@
-"""The Graph Mode editor: the conversation's graph, live, with undo and redo, past versions, and
-its tabs (Edit, Details, History, Analysis, each a panel of its own module). Every action calls
-GraphService (or graphmode.analysis), as the REST API does.
+"""The Graph Mode editor: the conversation's graph, live, with undo and redo and past versions;
+beside it the details card of the clicked node or edge; below, its tabs (Edit, History,
+Analysis). Each is a panel of its own module. Every action calls GraphService (or
+graphmode.analysis), as the REST API does.
 """
 
 from __future__ import annotations
@@ -89,20 +90,22 @@ class GraphEditor:
                     'outline dense aria-label="Redo (Ctrl+Shift+Z)"'
                 ).tooltip("Redo (Ctrl+Shift+Z)").mark("redo").props('data-testid="redo"')
                 self.past = ui.row().classes("items-center gap-2")
-            self.view = GraphView(
-                on_node=self.select_node,
-                on_edge=self.select_edge,
-                height="45vh" if compact else "62vh",
-            )
+            height = "45vh" if compact else "62vh"
+            # The details card sits beside the graph, so both fit on one screen.
+            with ui.row().classes("w-full no-wrap items-start gap-2"):
+                with ui.column().classes("grow min-w-0 gap-0"):
+                    self.view = GraphView(
+                        on_node=self.select_node, on_edge=self.select_edge, height=height
+                    )
+                # Beside the chat the editor has half the window: a narrower card.
+                width = "w-60" if compact else "w-72 xl:w-96"
+                self.details = DetailsPanel(self, height=height, width=width)
             with ui.context_menu():
                 ui.menu_item("Delete the selected node", on_click=self._delete_selected)
                 ui.menu_item("Start an edge from the selected node", on_click=self._edge_from)
                 ui.menu_item("Clear highlights", on_click=self.clear_highlight)
             with ui.tabs().classes("w-full") as tabs:
                 edit_tab = ui.tab("Edit").mark("tab-edit").props('data-testid="tab-edit"')
-                details_tab = (
-                    ui.tab("Details").mark("tab-details").props('data-testid="tab-details"')
-                )
                 history_tab = (
                     ui.tab("History").mark("tab-history").props('data-testid="tab-history"')
                 )
@@ -110,14 +113,11 @@ class GraphEditor:
                     ui.tab("Analysis").mark("tab-analysis").props('data-testid="tab-analysis"')
                 )
             self.tabs = tabs
-            self.details_tab = details_tab
             self.history_tab = history_tab
             tabs.on_value_change(self._tab_changed)
             with ui.tab_panels(tabs, value=edit_tab).classes("w-full"):
                 with ui.tab_panel(edit_tab):
                     self.edit = EditPanel(self)
-                with ui.tab_panel(details_tab):
-                    self.details = DetailsPanel(self)
                 with ui.tab_panel(history_tab):
                     self.history = HistoryPanel(self)
                 with ui.tab_panel(analysis_tab):
@@ -256,16 +256,14 @@ class GraphEditor:
     @guarded
     async def select_node(self, node_id: str) -> None:
         node = next((n for n in self.nodes if n["id"] == node_id), None)
-        self.tabs.set_value(self.details_tab)
         if node is not None:
-            self.details.show_node(node)
+            await self.details.show_node(node)
 
     @guarded
     async def select_edge(self, edge_id: str) -> None:
         edge = next((e for e in self.edges if e["id"] == edge_id), None)
-        self.tabs.set_value(self.details_tab)
         if edge is not None:
-            self.details.show_edge(edge)
+            await self.details.show_edge(edge)
 
     async def _delete_selected(self) -> None:
         await self.details.delete_selected()
