@@ -13,6 +13,7 @@ fails past 64 bits, each backend differently).
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -114,7 +115,8 @@ CASES = [
     Case("addNode", {"label": 5, "type": "gene"}, "POST", "/nodes", 422,
          "label: Input should be a valid string", body={"label": 5, "type": "gene"}),
     Case("addNode", {"label": "x", "type": "gene", "data": "nope"}, "POST", "/nodes", 422,
-         "data: Input should be a valid dictionary", body={"label": "x", "type": "gene", "data": "nope"}),
+         "data: Input should be a valid dictionary",
+         body={"label": "x", "type": "gene", "data": "nope"}),
 ]  # fmt: skip
 
 
@@ -139,6 +141,8 @@ async def graph_session(
             "GRAPHWRIGHT_HOME": str(home),
             "GRAPHWRIGHT_DATABASE_URL": database.url,
             "GRAPHWRIGHT_CONVERSATION": CONVERSATION,
+            # the code under test, where the venv's editable install points at another checkout
+            **{key: os.environ[key] for key in ("PYTHONPATH",) if key in os.environ},
         }
         async with stdio_session("graph", env) as session:
             yield session

@@ -14,6 +14,7 @@ from graphwright.core.words import plural
 from graphwright.errors import InvalidInput
 from graphwright.graphmode import analysis
 from graphwright.graphmode.client import GraphBackend
+from graphwright.graphmode.limits import INT64_MAX, MAX_VERSION
 from graphwright.graphmode.schemas import (
     HistoryPage,
     NodePatch,
@@ -58,7 +59,9 @@ def register_history(
 
     @mcpkit.tool(server, name="getHistory", annotations=READ)
     async def get_history(
-        offset: Annotated[int, Field(ge=0, description="Skip this many newest changes.")] = 0,
+        offset: Annotated[
+            int, Field(ge=0, le=INT64_MAX, description="Skip this many newest changes.")
+        ] = 0,
         limit: Annotated[int, Field(ge=1, le=200, description="How many changes.")] = 20,
     ) -> Annotated[CallToolResult, HistoryPage]:
         """The graph's change log, newest first: version, command, who, when, what."""
@@ -69,7 +72,9 @@ def register_history(
 
     @mcpkit.tool(server, name="revertToVersion", annotations=DESTRUCTIVE_IDEMPOTENT, view=view)
     async def revert_to_version(
-        version: Annotated[int, Field(ge=0, description="The version to go back to.")],
+        version: Annotated[
+            int, Field(ge=0, le=MAX_VERSION, description="The version to go back to.")
+        ],
     ) -> Annotated[CallToolResult, ChangeResult]:
         """Make the graph what it was at an earlier version, as one new version (undoable)."""
         change, new_version = await backend().revert(version)
@@ -121,7 +126,10 @@ def register_history(
             float, Field(gt=0, le=10, description="Above 1: more, smaller communities.")
         ] = 1.0,
         seed: Annotated[
-            int, Field(description="Random seed; the same seed gives the same answer.")
+            int,
+            Field(
+                ge=0, le=INT64_MAX, description="Random seed; the same seed gives the same answer."
+            ),
         ] = 0,
         *,
         ctx: Context,
