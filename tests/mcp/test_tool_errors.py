@@ -189,3 +189,87 @@ async def test_graph_tools_refuse_bad_input_in_the_rest_apis_words(
             failures.append(("detectCommunities", "MCP", problem))
     assert not failures, "\n".join(map(str, failures))
     assert service.history(CONVERSATION).total == 1  # no bad call changed the graph
+
+
+# --- every server ------------------------------------------------------------------------------
+
+UNKNOWN = "notAnArgument"
+
+
+def json_types(schema: dict[str, Any], defs: dict[str, Any]) -> set[str]:
+    if "$ref" in schema:
+        return json_types(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+    kinds = schema.get("type")
+    found = {kinds} if isinstance(kinds, str) else set(kinds or ())
+    if "properties" in schema:
+        found.add("object")
+    if "enum" in schema or "const" in schema:
+        found.add("string")
+    for sub in schema.get("anyOf") or []:
+        found |= json_types(sub, defs)
+    return found
+
+
+def wrong_value(kinds: set[str]) -> Any:
+    """A value of a JSON type the argument does not take."""
+    candidates = [({"nested": True}, "object"), ([[1]], "array"), ("text", "string")]
+    return next(value for value, kind in candidates if kind not in kinds)
+
+
+def bad_calls(schema: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
+    """Calls to a tool with one bad argument each, and the words its error must have."""
+    defs = schema.get("$defs") or {}
+    calls = [({UNKNOWN: 1}, f"{UNKNOWN}: Extra inputs are not permitted")]
+    for name, prop in (schema.get("properties") or {}).items():
+        if kinds := json_types(prop, defs):  # no type: any JSON value will do
+            # a union names its member after the field (`graph.str: ...`), as REST does
+            calls.append(({name: wrong_value(kinds)}, f"- {name}"))
+        bounded = next((s for s in [prop, *(prop.get("anyOf") or [])] if "maximum" in s), None)
+        if bounded is not None:
+            calls.append(
+                (
+                    {name: bounded["maximum"] + 1},
+                    f"{name}: Input should be less than or equal to {bounded['maximum']}",
+                )
+            )
+    return calls
+
+
+def unbounded_integers(schema: Any, defs: dict[str, Any], where: str = "") -> list[str]:
+    if not isinstance(schema, dict):
+        return []
+    found = []
+    if "$ref" in schema:
+        found += unbounded_integers(defs[schema["$ref"].rsplit("/", 1)[-1]], defs, where)
+    if "integer" in json_types({"type": schema.get("type")}, defs) and not (
+        "maximum" in schema and "minimum" in schema
+    ):
+        found.append(where)
+    for key, sub in (schema.get("properties") or {}).items():
+        found += unbounded_integers(sub, defs, f"{where}.{key}" if where else key)
+    for sub in [*(schema.get("anyOf") or []), schema.get("items")]:
+        found += unbounded_integers(sub, defs, where)
+    return found
+
+
+@pytest.mark.parametrize("server", mcp_registry.names())
+async def test_every_server_names_bad_arguments(
+    server: str, tmp_path: Path, database: Database
+) -> None:
+    settings = Settings(home=tmp_path, database_url=database.url, offline=True)
+    app = create_app(settings, database=database)
+    token = app.state.auth_service.mint(conversation_id=CONVERSATION, label="mcp")
+    failures = []
+    async with serving(app) as base, http_session(f"{base}/mcp/{server}", token) as session:
+        tools = (await session.list_tools()).tools
+        assert tools
+        for tool in tools:
+            schema = tool.input_schema
+            assert schema.get("additionalProperties") is False, tool.name
+            if loose := unbounded_integers(schema, schema.get("$defs") or {}):
+                failures.append((tool.name, "unbounded integers", loose))
+            for arguments, words in bad_calls(schema):
+                result = await session.call_tool(tool.name, arguments)
+                if problem := clear(result, words):
+                    failures.append((tool.name, arguments, problem))
+    assert not failures, "\n".join(map(str, failures))
