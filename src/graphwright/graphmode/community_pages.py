@@ -27,7 +27,7 @@ MAX_LIMIT = 500
 # Structured content per page. One community is at most 20 members of 500-character ids and
 # 10,000-character labels (about 210 kB), so a page stays under about 400 kB in the worst case.
 PAGE_BYTES = 200_000
-MAX_RESOLUTION = 10.0
+MAX_RESOLUTION = 10
 
 
 @dataclass(frozen=True)
