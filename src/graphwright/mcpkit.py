@@ -12,7 +12,7 @@ import inspect
 import re
 import uuid
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -31,11 +31,11 @@ from mcp_types import (
     TextResourceContents,
     ToolAnnotations,
 )
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from graphwright import __version__
 from graphwright.core.artifacts import BIBLIOGRAPHY, KNOWLEDGE_GRAPH, MARKDOWN
-from graphwright.errors import GraphwrightError
+from graphwright.errors import GraphwrightError, problems
 
 ARTIFACT_URI_PREFIX = "graphwright://artifact/"
 
@@ -107,6 +107,7 @@ async def progress(ctx: Context, done: float, total: float, message: str) -> Non
     await log(ctx, "info", message)
 
 
+_CRASH = re.compile(r"^Error executing tool (?P<tool>[^:]+)$")
 _PYDANTIC_HEADER = re.compile(
     r"^(?:Error executing tool (?P<tool>[^:]+): )?\d+ validation errors? for \S+$"
 )
@@ -118,7 +119,13 @@ _PYDANTIC_DETAIL = re.compile(
 def readable_tool_error(text: str) -> str:
     """pydantic's validation report, as MCP SDKs pass it on, worded one line per field:
     `Invalid arguments for sleep:` then `- seconds: Input should be a valid number (got 'abc')`.
-    Any other text comes back as it was."""
+    The SDK's bare `Error executing tool NAME` (its text for a crash, whose details stay in the
+    server log) says what happened instead. Any other text comes back as it was."""
+    if crash := _CRASH.match(text):
+        return (
+            f"{crash.group('tool')} failed on an unexpected error in the server, not on a problem "
+            "found in the arguments; the server log has the details"
+        )
     lines = text.splitlines()
     header = _PYDANTIC_HEADER.match(lines[0]) if lines else None
     if header is None:
@@ -220,16 +227,27 @@ def error_result(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(text=message)], is_error=True)
 
 
+def _refusal(exc: GraphwrightError | ValidationError) -> CallToolResult:
+    """The error result for what a tool refused. A ValidationError comes from a model the tool
+    built from its arguments (a service's input, with the limits the REST API checks too), so
+    it is worded as the REST API words it: `label: String should have at most 10000
+    characters`."""
+    if isinstance(exc, ValidationError):
+        return error_result("; ".join(problems(exc.errors(), whole="arguments")))
+    return error_result(str(exc))
+
+
 def _catch_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn a GraphwrightError raised by `fn` into an error result; keep fn's signature."""
+    """Turn a GraphwrightError or ValidationError raised by `fn` into an error result; keep
+    fn's signature."""
     if inspect.iscoroutinefunction(fn):
 
         @functools.wraps(fn)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
             try:
                 return await fn(*args, **kwargs)
-            except GraphwrightError as exc:
-                return error_result(str(exc))
+            except (GraphwrightError, ValidationError) as exc:
+                return _refusal(exc)
 
         return async_wrapper
 
@@ -237,8 +255,8 @@ def _catch_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except GraphwrightError as exc:
-            return error_result(str(exc))
+        except (GraphwrightError, ValidationError) as exc:
+            return _refusal(exc)
 
     return wrapper
 
@@ -260,7 +278,8 @@ def add_tool(
     description: str | None = None,
     view: ToolView | None = None,
 ) -> None:
-    """Register `fn` as a tool whose GraphwrightErrors become tool errors.
+    """Register `fn` as a tool whose GraphwrightErrors and ValidationErrors become tool errors,
+    which refuses unknown arguments, and whose integer arguments must all be bounded.
 
     Declare the return type `Annotated[CallToolResult, SomeModel]` to publish SomeModel as the
     outputSchema (the SDK validates structuredContent against it), or `CallToolResult` for text.
@@ -272,16 +291,52 @@ def add_tool(
     server.add_tool(
         _catch_errors(fn), name=name, description=description, annotations=annotations, meta=meta
     )
-    _refuse_unknown_arguments(server, name or fn.__name__)
+    registered = server._tool_manager.get_tool(name or fn.__name__)
+    if registered is not None:
+        _require_bounded_integers(registered.name, registered.parameters)
+        _refuse_unknown_arguments(registered)
 
 
-def _refuse_unknown_arguments(server: MCPServer[Any], name: str) -> None:
+def _require_bounded_integers(tool_name: str, schema: dict[str, Any]) -> None:
+    """Refuse to register a tool taking an integer without a minimum and a maximum: JSON
+    integers have no size, and an unbounded one reaches the database, which fails past 64
+    bits (each backend differently) where the caller should have been told the range."""
+    unbounded = sorted(_unbounded_integers(schema, schema.get("$defs") or {}, "", set()))
+    if unbounded:
+        raise TypeError(
+            f"Tool {tool_name}: give {', '.join(unbounded)} a minimum and a maximum "
+            "(Field(ge=..., le=...))"
+        )
+
+
+def _unbounded_integers(
+    schema: Any, defs: Mapping[str, Any], where: str, seen: set[str]
+) -> Iterator[str]:
+    if not isinstance(schema, dict):
+        return
+    if ref := schema.get("$ref"):
+        name = str(ref).rsplit("/", 1)[-1]
+        if name not in seen:  # a recursive model is walked once
+            yield from _unbounded_integers(defs.get(name), defs, where, seen | {name})
+    kinds = schema.get("type")
+    if kinds == "integer" or (isinstance(kinds, list) and "integer" in kinds):
+        low = "minimum" in schema or "exclusiveMinimum" in schema
+        high = "maximum" in schema or "exclusiveMaximum" in schema
+        if not (low and high):
+            yield where or "the argument"
+    for key, sub in (schema.get("properties") or {}).items():
+        yield from _unbounded_integers(sub, defs, f"{where}.{key}" if where else key, seen)
+    for combined in ("anyOf", "oneOf", "allOf"):
+        for sub in schema.get(combined) or []:
+            yield from _unbounded_integers(sub, defs, where, seen)
+    yield from _unbounded_integers(schema.get("items"), defs, f"{where}[]", seen)
+    yield from _unbounded_integers(schema.get("additionalProperties"), defs, f"{where}{{}}", seen)
+
+
+def _refuse_unknown_arguments(registered: Any) -> None:
     """An argument the tool does not take is an error naming it, not silently dropped: the
     SDK's argument model ignores extras, and MCPServer has no option for it, so its tool
     record gets a model that forbids them (and a schema that says so)."""
-    registered = server._tool_manager.get_tool(name)
-    if registered is None:
-        return
     metadata = registered.fn_metadata
     forbidding = type(
         metadata.arg_model.__name__,

@@ -29,10 +29,15 @@ from tests.mcp.support import serving
 
 REPO = Path(__file__).parents[2]
 BIN = REPO / ".mcp-conformance" / "node_modules" / ".bin"
+# The scenarios any server can pass. The others call the suite's own fixtures (test_* tools,
+# prompts and resources, `test_reconnection` for server-sse-polling) or completion/complete,
+# which a server without the completions capability rightly answers "Method not found".
 SCENARIOS = [
     "server-initialize",
     "ping",
     "tools-list",
+    "resources-list",
+    "prompts-list",
     "logging-set-level",
     "server-sse-multiple-streams",
     "dns-rebinding-protection",

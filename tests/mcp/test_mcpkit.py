@@ -9,7 +9,7 @@ from typing import Annotated
 import pytest
 from mcp import Client
 from mcp_types import CallToolResult, EmbeddedResource, TextContent
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
@@ -51,6 +51,11 @@ def demo_server():
     async def rename_word(word: str) -> CallToolResult:
         """Rename a word (always conflicts, for the test)."""
         raise Conflict(f"'{word}' changed meanwhile", current_version=3)
+
+    @mcpkit.tool(server, name="spell", annotations=mcpkit.hints(read_only=True))
+    def spell(word: str) -> CallToolResult:
+        """Spell a word (through a model with rules of its own, as services have)."""
+        return mcpkit.tool_result(Count.model_validate({"letters": word}).model_dump_json())
 
     @mcpkit.tool(server, name="crash", annotations=mcpkit.hints(read_only=True))
     def crash() -> CallToolResult:
@@ -112,9 +117,35 @@ async def test_tools_through_a_client() -> None:
         assert conflict.is_error
         assert conflict.content[0].text == "'x' changed meanwhile"
 
+        # A model the tool builds refuses: the words REST would use, not the SDK's "Error
+        # executing tool spell" or pydantic's report.
+        spelt = await client.call_tool("spell", {"word": "many"})
+        assert spelt.is_error
+        assert [block.text for block in spelt.content] == [
+            "letters: Input should be a valid integer, unable to parse string as an integer"
+        ]
+
         crash = await client.call_tool("crash", {})
         assert crash.is_error
         assert "secret internals" not in crash.content[0].text
+        assert crash.content[0].text == (
+            "crash failed on an unexpected error in the server, not on a problem found in the "
+            "arguments; the server log has the details"
+        )
+
+
+def test_a_tool_taking_an_unbounded_integer_is_refused_at_registration() -> None:
+    server = mcpkit.new_server("demo", instructions="Pages.")
+
+    def page(
+        offset: int, sizes: list[Annotated[int, Field(ge=1)]], top: int = Field(0, ge=0, le=9)
+    ):
+        """Read a page."""
+
+    with pytest.raises(
+        TypeError, match=r"Tool page: give offset, sizes\[\] a minimum and a maximum"
+    ):
+        mcpkit.add_tool(server, page, annotations=mcpkit.hints(read_only=True))
 
 
 @pytest.mark.parametrize("verdict_is_async", [False, True])

@@ -51,7 +51,8 @@ def test_query_body_follows_the_documented_criteria() -> None:
         ({"text": "  "}, "Give words"),
         ({"text": "x", "limit": 0}, "limit must be between 1 and 50"),
         ({"text": "x", "limit": 51}, "limit must be between 1 and 50"),
-        ({"text": "x", "offset": -1}, "offset must be 0 or more"),
+        ({"text": "x", "offset": -1}, "offset must be between 0 and 1000000, not -1"),
+        ({"text": "x", "offset": 2**63}, "offset must be between 0 and 1000000"),
     ],
 )
 def test_bad_queries_are_named(kwargs: dict, message: str) -> None:

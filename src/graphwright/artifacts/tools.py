@@ -32,6 +32,7 @@ from graphwright.db import Database
 from graphwright.settings import Settings, get_settings
 
 MODEL_TEXT_LIMIT = 12_000  # characters of an artifact's content shown to the model
+MAX_VERSION = 2**31 - 1  # versions are 32-bit integer columns
 
 INSTRUCTIONS = (
     "Keep documents, data and files for the person (and other agents) as A2A artifacts of this "
@@ -173,7 +174,11 @@ def artifacts_server(
         artifactId: Annotated[str, Field(min_length=1, description="The artifact's id.")],
         version: Annotated[
             int | None,
-            Field(ge=1, description="An earlier version to read (1 is the first write)."),
+            Field(
+                ge=1,
+                le=MAX_VERSION,
+                description="An earlier version to read (1 is the first write).",
+            ),
         ] = None,
         contextId: ContextId = None,
         *,

@@ -5,6 +5,7 @@ envelope turns back into `graphwright.errors`."""
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -65,7 +66,7 @@ class RestGraphBackend:
         """The envelope's `data` and `version`, or the mapped error."""
         if isinstance(body, BaseModel):
             body = body.model_dump(mode="json", by_alias=True, exclude_none=True)
-        content = orjson.dumps(body) if body is not None else None
+        content = _json_body(body) if body is not None else None
         headers = {"Content-Type": "application/json"} if content else {}
         response = await self._send(method, path, content=content, params=params, headers=headers)
         envelope = _envelope(response)
@@ -214,6 +215,15 @@ def _json_state_rows(state: Mapping[str, Any]) -> GraphRows:
 
 def _dump(models: Sequence[BaseModel]) -> list[dict[str, Any]]:
     return [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in models]
+
+
+def _json_body(body: Any) -> bytes:
+    """`body` as JSON. orjson refuses integers past 64 bits; those go through the standard
+    library, so that the API refuses them in its own words (as the embedded backend does)."""
+    try:
+        return orjson.dumps(body)
+    except orjson.JSONEncodeError:
+        return json.dumps(body).encode()
 
 
 def _envelope(response: httpx.Response) -> dict[str, Any]:

@@ -244,9 +244,11 @@ class CentralityResult(BaseModel):
 
 class CommunitiesResult(BaseModel):
     algorithm: str
-    count: int
+    count: int = Field(description="Communities in the whole graph.")
     modularity: float | None
+    offset: int = Field(description="Index of this page's first community.")
     communities: list[dict[str, Any]]
+    nextCursor: str | None = Field(description="Pass to detectCommunities for the next page.")
 
 
 class LayoutResult(BaseModel):

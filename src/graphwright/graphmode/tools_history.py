@@ -12,8 +12,9 @@ from pydantic import Field
 from graphwright import mcpkit
 from graphwright.core.words import plural
 from graphwright.errors import InvalidInput
-from graphwright.graphmode import analysis
+from graphwright.graphmode import analysis, community_pages
 from graphwright.graphmode.client import GraphBackend
+from graphwright.graphmode.limits import INT64_MAX, MAX_VERSION
 from graphwright.graphmode.schemas import (
     HistoryPage,
     NodePatch,
@@ -58,7 +59,9 @@ def register_history(
 
     @mcpkit.tool(server, name="getHistory", annotations=READ)
     async def get_history(
-        offset: Annotated[int, Field(ge=0, description="Skip this many newest changes.")] = 0,
+        offset: Annotated[
+            int, Field(ge=0, le=INT64_MAX, description="Skip this many newest changes.")
+        ] = 0,
         limit: Annotated[int, Field(ge=1, le=200, description="How many changes.")] = 20,
     ) -> Annotated[CallToolResult, HistoryPage]:
         """The graph's change log, newest first: version, command, who, when, what."""
@@ -69,7 +72,9 @@ def register_history(
 
     @mcpkit.tool(server, name="revertToVersion", annotations=DESTRUCTIVE_IDEMPOTENT, view=view)
     async def revert_to_version(
-        version: Annotated[int, Field(ge=0, description="The version to go back to.")],
+        version: Annotated[
+            int, Field(ge=0, le=MAX_VERSION, description="The version to go back to.")
+        ],
     ) -> Annotated[CallToolResult, ChangeResult]:
         """Make the graph what it was at an earlier version, as one new version (undoable)."""
         change, new_version = await backend().revert(version)
@@ -118,33 +123,67 @@ def register_history(
     @mcpkit.tool(server, name="detectCommunities", annotations=READ)
     async def detect_communities(
         resolution: Annotated[
-            float, Field(gt=0, le=10, description="Above 1: more, smaller communities.")
+            float,
+            Field(
+                gt=0,
+                le=community_pages.MAX_RESOLUTION,
+                description="Above 1: more, smaller communities.",
+            ),
         ] = 1.0,
         seed: Annotated[
-            int, Field(description="Random seed; the same seed gives the same answer.")
+            int,
+            Field(
+                ge=0, le=INT64_MAX, description="Random seed; the same seed gives the same answer."
+            ),
         ] = 0,
+        limit: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=community_pages.MAX_LIMIT,
+                description="Most communities on this page (a long page is cut shorter).",
+            ),
+        ] = community_pages.DEFAULT_LIMIT,
+        cursor: Annotated[
+            str | None,
+            Field(
+                description="nextCursor of the previous answer, for the next page; it keeps "
+                "that answer's seed and resolution."
+            ),
+        ] = None,
         *,
         ctx: Context,
     ) -> Annotated[CallToolResult, CommunitiesResult]:
-        """Group nodes into communities (Louvain), largest first, each with its node types and
-        best-connected members."""
+        """Group nodes into communities (Louvain), largest first, each with its size, node
+        types and up to 20 best-connected members; a page at a time.
+
+        If nextCursor is set, more communities follow: call again with that cursor.
+        """
+        position = community_pages.CommunityCursor.decode(cursor) if cursor else None
+        if position is not None:
+            resolution, seed = position.resolution, position.seed
         rows = await read_for_analysis(ctx)
+        if position is not None:
+            position.check_version(rows.version)
         found = await in_thread(
             analysis.communities, rows.nodes, rows.edges, resolution=resolution, seed=seed
         )
-        lines = [
-            f"- community {c['index'] + 1}: {c['size']} nodes ("
-            + ", ".join(f"{t} {n}" for t, n in c["types"].items())
-            + "); e.g. "
-            + ", ".join(m["label"] or m["id"] for m in c["members"][:5])
-            for c in found["communities"][:20]
-        ]
-        modularity = found["modularity"]
-        quality = f", modularity {modularity}" if modularity is not None else ", no edges"
-        text = (
-            f"{found['count']} communit{'y' if found['count'] == 1 else 'ies'} (Louvain{quality}):"
+        offset = position.offset if position else 0
+        shown, after = community_pages.page(found["communities"], offset, limit)
+        next_cursor = (
+            community_pages.CommunityCursor(after, rows.version, seed, resolution).encode()
+            if after is not None
+            else None
         )
-        return mcpkit.tool_result("\n".join([text, *lines]), structured=found)
+        result = CommunitiesResult(
+            algorithm=found["algorithm"],
+            count=found["count"],
+            modularity=found["modularity"],
+            offset=offset,
+            communities=list(shown),
+            nextCursor=next_cursor,
+        )
+        return mcpkit.tool_result(community_pages.communities_text(result), structured=result)
 
     @mcpkit.tool(server, name="applyLayout", annotations=WRITE_IDEMPOTENT, view=view)
     async def apply_layout(

@@ -13,6 +13,7 @@ from graphwright import mcpkit
 from graphwright.core.words import plural
 from graphwright.graphmode import analysis, summary
 from graphwright.graphmode.client import GraphBackend
+from graphwright.graphmode.limits import INT64_MAX
 from graphwright.graphmode.tool_support import (
     NEIGHBORHOOD_NODES,
     READ,
@@ -96,7 +97,9 @@ def register_reads(
     @mcpkit.tool(server, name="filterByType", annotations=READ)
     async def filter_by_type(
         type: Annotated[str, Field(min_length=1, description="Node type, e.g. gene or disease.")],
-        offset: Annotated[int, Field(ge=0, description="Skip this many nodes (paging).")] = 0,
+        offset: Annotated[
+            int, Field(ge=0, le=INT64_MAX, description="Skip this many nodes (paging).")
+        ] = 0,
         limit: Annotated[int, Field(ge=1, le=1000, description="Most nodes to list.")] = 100,
     ) -> Annotated[CallToolResult, TypedNodes]:
         """List the nodes of one type (case-insensitive), in id order, a page at a time."""

@@ -22,6 +22,7 @@ from graphwright.sources.textindex import FullTextIndex
 
 REPORTER_URL = "https://api.reporter.nih.gov/v2/projects/search"
 MAX_LIMIT = 50
+MAX_OFFSET = 1_000_000  # the paging bound of graphwright's own list routes
 SEARCH_FIELDS = "projecttitle,terms,abstracttext"
 INCLUDE_FIELDS = [
     "ApplId",
@@ -55,8 +56,8 @@ class GrantQuery:
             raise InvalidInput("Give words to search grants for")
         if not 1 <= self.limit <= MAX_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, not {self.limit}")
-        if self.offset < 0:
-            raise InvalidInput(f"offset must be 0 or more, not {self.offset}")
+        if not 0 <= self.offset <= MAX_OFFSET:
+            raise InvalidInput(f"offset must be between 0 and {MAX_OFFSET}, not {self.offset}")
 
     def criteria(self) -> dict[str, Any]:
         criteria: dict[str, Any] = {

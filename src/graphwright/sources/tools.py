@@ -26,7 +26,7 @@ from graphwright.mcp_apps import (
 from graphwright.settings import Settings, get_settings
 from graphwright.sources import models
 from graphwright.sources.kg import MAX_HOPS
-from graphwright.sources.reporter import MAX_LIMIT, GrantQuery
+from graphwright.sources.reporter import MAX_LIMIT, MAX_OFFSET, GrantQuery
 from graphwright.sources.service import (
     MAX_CITATIONS,
     MAX_NEIGHBORS,
@@ -173,7 +173,8 @@ def grants_server(
             str, Field(description="Words to find in grant titles, terms, abstracts.")
         ],
         fiscalYears: Annotated[
-            list[int] | None, Field(description="Only these fiscal years, e.g. [2023, 2024].")
+            list[Annotated[int, Field(ge=1, le=9999)]] | None,
+            Field(description="Only these fiscal years, e.g. [2023, 2024]."),
         ] = None,
         piName: Annotated[
             str | None, Field(description="Only grants with this principal investigator.")
@@ -182,7 +183,9 @@ def grants_server(
             str | None, Field(description="Only grants held by this organization.")
         ] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Grants per page.")] = 10,
-        offset: Annotated[int, Field(ge=0, description="Skip this many (for paging).")] = 0,
+        offset: Annotated[
+            int, Field(ge=0, le=MAX_OFFSET, description="Skip this many (for paging).")
+        ] = 0,
     ) -> Annotated[CallToolResult, models.GrantSearchResult]:
         """Search NIH-funded research projects (NIH RePORTER), most recent fiscal year first.
 
