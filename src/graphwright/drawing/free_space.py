@@ -14,6 +14,7 @@ of the nodes placed before stay apart too. Only a graph with no room left grows 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
@@ -44,11 +45,16 @@ class Box:
 
 
 def node_box(label: str, symbol: float, *, labelled: bool) -> Box:
+    return _box(len(label) if labelled else 0, symbol, labelled)
+
+
+@functools.lru_cache(maxsize=4096)  # a graph has few distinct label lengths and degrees
+def _box(chars: int, symbol: float, labelled: bool) -> Box:
     half = symbol / 2
     if not labelled:
         return Box(-half - MARGIN, -half - MARGIN, half + MARGIN, half + MARGIN)
     reach = max(half, LABEL_LINE / 2)
-    width = half + GAP + 2 * LABEL_PADDING + CHAR * len(label)
+    width = half + GAP + 2 * LABEL_PADDING + CHAR * chars
     return Box(-half - MARGIN, -reach - MARGIN, width + MARGIN, reach + MARGIN)
 
 
@@ -77,8 +83,9 @@ class FreeSpace:
         xs = [x for x, _ in points] or [0.0]
         ys = [y for _, y in points] or [0.0]
         self._bounds = [min(xs), min(ys), max(xs), max(ys)]
-        for node_id, point in self._points.items():
-            self._mark(self._rect(point, self._boxes[node_id]))
+        boxes = self._boxes
+        for node_id, point in self._points.items():  # the loop a big graph pays for: kept lean
+            self._mark(self._rect(point, boxes[node_id]))
 
     @property
     def middle(self) -> Point:
@@ -140,6 +147,12 @@ class FreeSpace:
                 yield i, j
 
     def _mark(self, rect: Rect) -> None:
+        cell = self._cell
+        left, top = math.floor(rect[0] / cell), math.floor(rect[1] / cell)
+        right, bottom = math.floor(rect[2] / cell), math.floor(rect[3] / cell)
+        if left == right and top == bottom:
+            self._grid[left, top].append(rect)
+            return
         for key in self._cells(rect):
             self._grid[key].append(rect)
 

@@ -71,23 +71,24 @@ def _in_free_space(
 ) -> None:
     """Each missing node in the free spot nearest its placed neighbours (the middle of the graph
     when it has none), clear of every other node's symbol and label (see `free_space`)."""
-    degree: Counter[str] = Counter()
+    large = len(nodes) > FORCE_LAYOUT_MAX_NODES
+    labelled = not large and len(nodes) <= LABELS_UP_TO
     wanted = {node["id"] for node in missing}
     neighbours: dict[str, list[str]] = {node_id: [] for node_id in wanted}
+    degree: Counter[str] = Counter()  # symbol sizes; a large graph draws every symbol alike
     for edge in edges:
         source, target = edge["source"], edge["target"]
-        degree[source] += 1
-        degree[target] += 1
+        if not large:
+            degree[source] += 1
+            degree[target] += 1
         if source in wanted:
             neighbours[source].append(target)
         if target in wanted:
             neighbours[target].append(source)
-    large = len(nodes) > FORCE_LAYOUT_MAX_NODES
-    labelled = not large and len(nodes) <= LABELS_UP_TO
 
     def box(node: Mapping[str, Any]) -> Box:
         size = symbol_size(degree[node["id"]], large=large)
-        return node_box(node_name(node), size, labelled=labelled)
+        return node_box(node_name(node) if labelled else "", size, labelled=labelled)
 
     space = FreeSpace(positions, {n["id"]: box(n) for n in nodes if n["id"] in positions})
     for node in missing:
