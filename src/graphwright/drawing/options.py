@@ -131,6 +131,9 @@ def chart_options(
                     # (without it, a font lacking CJK glyphs makes the box 4 px tall).
                     "lineHeight": LABEL_LINE,
                     "padding": [0, LABEL_PADDING],
+                    # A label is not a target: a pointer on a node's symbol picks that node,
+                    # even where a neighbour's label reaches over it.
+                    "silent": True,
                 },
                 # Labels that would overlap others are hidden (shown on hover), those of the
                 # biggest nodes kept, so labels never run together ("MYCEGFRKRAS"); new nodes
