@@ -1,5 +1,6 @@
 """The ECharts option of a knowledge graph: a `graph` series with fixed (server-side) positions,
-one category per node type with its colour and legend entry, labels on hover, arrows on edges.
+one category per node type with its colour and legend entry, labels that never overlap (the
+rest on hover), arrows on edges.
 
 Types are named by their Biolink class (`biolink:Gene` and `gene` are both `Gene`) and coloured by
 `core.palette.type_colour`, so a type has the same colour in every view, page and export."""
