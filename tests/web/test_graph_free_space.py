@@ -108,3 +108,16 @@ def test_a_crowded_graph_grows_past_its_room_to_a_free_spot() -> None:
     positions, _ = add_one_at_a_time(nodes, [], [("NEW", None)])  # its box clear, as checked
     x, y = positions["new0"]
     assert not (0 <= x <= 2400 and 0 <= y <= 900)  # beside the block, not in it
+
+
+def test_a_neighbour_on_the_edge_gets_its_new_node_inside_the_picture() -> None:
+    """The room ends at the right-hand node: its new neighbour goes beside it, inside, rather
+    than beyond it, where the graph would be drawn smaller."""
+    nodes = [
+        {"id": node_id, "label": node_id, "type": "gene", "position": {"x": x, "y": 0.0}}
+        for node_id, x in (("A", 0.0), ("B", 2500.0))
+    ]
+    before = view_scale(place(nodes, []).positions.values())
+    positions, _ = add_one_at_a_time(nodes, [], [("NEW", 1)])
+    assert view_scale(positions.values()) == before
+    assert positions["new0"][0] < 2500

@@ -109,21 +109,21 @@ class FreeSpace:
         """The nearest free spot in the room, else the nearest free one outside it."""
         room = self._room()
         step = STEP / self.scale
+        # Rings further out than the room's farthest edge from `near` hold no spot in it.
+        last = max(near[0] - room[0], room[2] - near[0], near[1] - room[1], room[3] - near[1])
         outside: Point | None = None
-        for ring in _rings():
-            reachable = False
+        for radius, ring in enumerate(_rings()):
+            if outside is not None and radius * step > last:
+                return outside, False
             for dx, dy in ring:
                 # Rounded before it is tried: the box tried is the box kept.
                 spot = (round(near[0] + dx * step, 2), round(near[1] + dy * step, 2))
                 rect = self._rect(spot, box)
                 inside = _within(rect, room)
-                reachable = reachable or inside
                 if (inside or outside is None) and self._free(rect):
                     if inside:
                         return spot, True
                     outside = spot
-            if not reachable and outside is not None:
-                return outside, False
         raise AssertionError("unreachable: rings go on")  # pragma: no cover
 
     def _room(self) -> Rect:
