@@ -3,22 +3,24 @@ functions (graphmode.analysis), or from the positions saved on the nodes.
 
 Up to the force-layout cap, nodes without saved positions get a force layout, computed once and
 kept. Above the cap the view shows the precomputed layout: the saved positions, else a circular
-layout, and says so. A node that appears later is placed beside its neighbours, so a live change
-does not reshuffle the picture.
+layout, and says so. A node that appears later goes to free space near its neighbours (in the
+middle of the graph when it has none) where its label overlaps no other (`free_space`), and the
+nodes already drawn stay where they are, so a live change does not reshuffle the picture.
 """
 
 from __future__ import annotations
 
-import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from graphwright.drawing.free_space import Box, FreeSpace, node_box
+from graphwright.drawing.options import LABELS_UP_TO, node_name, symbol_size
 from graphwright.graphmode.analysis import FORCE_LAYOUT_MAX_NODES, layout
 
 Positions = dict[str, tuple[float, float]]
 SCALE = 1000.0
-NEAR = 40.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +53,7 @@ def place(
             xy = computed[node["id"]]
             positions[node["id"]] = (xy["x"], xy["y"])
     elif missing:
-        _beside_neighbours(missing, edges, positions)
+        _in_free_space(nodes, missing, edges, positions)
     note = None
     if large:
         note = (
@@ -61,31 +63,38 @@ def place(
     return Placement(positions, large, note)
 
 
-def _beside_neighbours(
+def _in_free_space(
+    nodes: Sequence[Mapping[str, Any]],
     missing: Sequence[Mapping[str, Any]],
     edges: Sequence[Mapping[str, Any]],
     positions: Positions,
 ) -> None:
+    """Each missing node in the free spot nearest its placed neighbours (the middle of the graph
+    when it has none), clear of every other node's symbol and label (see `free_space`)."""
+    large = len(nodes) > FORCE_LAYOUT_MAX_NODES
+    labelled = not large and len(nodes) <= LABELS_UP_TO
     wanted = {node["id"] for node in missing}
     neighbours: dict[str, list[str]] = {node_id: [] for node_id in wanted}
+    degree: Counter[str] = Counter()  # symbol sizes; a large graph draws every symbol alike
     for edge in edges:
         source, target = edge["source"], edge["target"]
+        if not large:
+            degree[source] += 1
+            degree[target] += 1
         if source in wanted:
             neighbours[source].append(target)
         if target in wanted:
             neighbours[target].append(source)
-    xs = [x for x, _ in positions.values()] or [0.0]
-    ys = [y for _, y in positions.values()] or [0.0]
-    right, middle = max(xs), (min(ys) + max(ys)) / 2
-    for index, node in enumerate(missing):
+
+    def box(node: Mapping[str, Any]) -> Box:
+        size = symbol_size(degree[node["id"]], large=large)
+        return node_box(node_name(node) if labelled else "", size, labelled=labelled)
+
+    space = FreeSpace(positions, {n["id"]: box(n) for n in nodes if n["id"] in positions})
+    for node in missing:
         placed = [positions[n] for n in neighbours[node["id"]] if n in positions]
-        angle = index * 2.399963  # golden angle: new nodes around one spot do not overlap
+        near = space.middle
         if placed:
-            cx = sum(x for x, _ in placed) / len(placed)
-            cy = sum(y for _, y in placed) / len(placed)
-        else:
-            cx, cy = right + NEAR * 2, middle
-        positions[node["id"]] = (
-            round(cx + NEAR * math.cos(angle), 2),
-            round(cy + NEAR * math.sin(angle), 2),
-        )
+            near = (sum(x for x, _ in placed) / len(placed),
+                    sum(y for _, y in placed) / len(placed))  # fmt: skip
+        positions[node["id"]] = space.add(node["id"], box(node), near)

@@ -1,6 +1,7 @@
 """The ECharts option of a knowledge graph: a `graph` series with fixed (server-side) positions,
-one category per node type with its colour and legend entry, labels on hover, arrows on edges,
-and each edge's predicate on hover (and on the canvas while the graph is small).
+one category per node type with its colour and legend entry, labels that never overlap (the
+rest on hover), arrows on edges, and each edge's predicate on hover (and on the canvas while the
+graph is small).
 
 Types are named by their Biolink class (`biolink:Gene` and `gene` are both `Gene`) and coloured by
 `core.palette.type_colour`, so a type has the same colour in every view, page and export."""
@@ -15,8 +16,10 @@ from typing import Any
 from graphwright.core.biolink import type_name
 from graphwright.core.palette import type_colour
 
-LABELS_UP_TO = 60  # nodes; a bigger graph shows labels on hover only
+LABELS_UP_TO = 300  # nodes; a bigger graph shows labels on hover only
 EDGE_LABELS_UP_TO = 40  # edges; a bigger graph shows an edge's predicate on hover only
+LABEL_LINE = 14  # px: the line of an 11 px label, the box ECharts keeps labels apart by
+LABEL_PADDING = 2  # px left and right of a label's text: two labels never touch
 LABELLED_EDGES_UP_TO = 3000
 OTHER = "Other"
 
@@ -26,6 +29,14 @@ def node_type(node: Mapping[str, Any]) -> str:
     if isinstance(value, list):
         value = value[0] if value else None
     return (type_name(str(value)) or OTHER) if value else OTHER
+
+
+def node_name(node: Mapping[str, Any]) -> str:
+    return str(node.get("label") or node.get("name") or node["id"])
+
+
+def symbol_size(degree: int, *, large: bool = False) -> float:
+    return 4 if large else min(40.0, 10 + 3 * math.sqrt(degree))
 
 
 def categories(nodes: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -61,10 +72,10 @@ def chart_options(
     data = []
     for node in nodes:
         x, y = positions[node["id"]]
-        size = 4 if large else min(40.0, 10 + 3 * math.sqrt(degree[node["id"]]))
+        size = symbol_size(degree[node["id"]], large=large)
         item: dict[str, Any] = {
             "id": node["id"],
-            "name": str(node.get("label") or node.get("name") or node["id"]),
+            "name": node_name(node),
             "x": x,
             "y": y,
             "category": category_of[node_type(node)],
@@ -119,7 +130,18 @@ def chart_options(
                     "position": "right",
                     "color": "#111827",
                     "fontSize": 11,
+                    # Set, so ECharts measures a label's box the same with any font installed
+                    # (without it, a font lacking CJK glyphs makes the box 4 px tall).
+                    "lineHeight": LABEL_LINE,
+                    "padding": [0, LABEL_PADDING],
+                    # A label is not a target: a pointer on a node's symbol picks that node,
+                    # even where a neighbour's label reaches over it.
+                    "silent": True,
                 },
+                # Labels that would overlap others are hidden (shown on hover), those of the
+                # biggest nodes kept, so labels never run together ("MYCEGFRKRAS"); new nodes
+                # are placed where theirs fit (drawing.free_space).
+                "labelLayout": {"hideOverlap": True},
                 "edgeLabel": {
                     "show": len(edges) <= EDGE_LABELS_UP_TO,
                     "formatter": "{c}",

@@ -166,7 +166,7 @@ class ConversationDrawings:
     (deterministically), so a graph built one edit at a time is drawn as a whole, not as the trail
     of where each node first landed. A bigger one would cost seconds per edit: it keeps the
     positions of its last drawing (for the `limit` conversations drawn most recently), and only
-    new nodes are placed, beside their neighbours. Positions saved on nodes always win.
+    new nodes are placed, in free space near their neighbours. Positions saved on nodes always win.
     """
 
     def __init__(self, limit: int = 64) -> None:

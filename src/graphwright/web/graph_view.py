@@ -3,9 +3,9 @@
 It is the one reusable component for graphs: artifacts and the Graph Mode editor use it. It draws
 a `Drawing` (`graphwright.drawing`, shared with the MCP Apps views: nodes, edges, server-side
 positions and the ECharts option built from them): zoom, pan, drag, colours by type with a
-legend (click a type to hide it), labels on hover, and a callback when a node or an edge is
-clicked. Its root element carries `data-version` (the graph version shown) and, once ECharts has
-finished drawing it, `data-drawn-version`, for tests and benchmarks.
+legend (click a type to hide it), labels (those that would overlap hidden), and a callback
+when a node or an edge is clicked. Its root element carries `data-version` (the graph version
+shown) and, once ECharts has finished drawing it, `data-drawn-version`, for tests and benchmarks.
 """
 
 from __future__ import annotations
