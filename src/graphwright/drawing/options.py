@@ -140,13 +140,15 @@ def chart_options(
                 },
                 # Labels that would overlap others are hidden (shown on hover), those of the
                 # biggest nodes kept, so labels never run together ("MYCEGFRKRAS"); new nodes
-                # are placed where theirs fit (drawing.free_space).
-                "labelLayout": {"hideOverlap": True},
+                # are placed where theirs fit (drawing.free_space). A graph small enough to
+                # draw its predicates keeps them all: ECharts would hide them first.
+                "labelLayout": {"hideOverlap": len(edges) > EDGE_LABELS_UP_TO},
                 "edgeLabel": {
                     "show": len(edges) <= EDGE_LABELS_UP_TO,
                     "formatter": "{c}",
                     "fontSize": 10,
                     "color": "#374151",
+                    "silent": True,  # as node labels: the pointer picks what lies under it
                 },
                 "emphasis": {
                     "focus": "adjacency" if labelled else "self",
