@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import orjson
-
 from graphwright.core.merge import GraphAccumulator
 from graphwright.errors import NotFound
 from graphwright.graphmode.change import Change, GraphMoved
@@ -61,17 +59,7 @@ def plan_merge(
         if wanted not in rows:
             raise NotFound(f"No node '{wanted}' in this graph")
     touching = repo.edges_touching(project_id, [keep_id, *remove_ids]) if project_id else {}
-    # The inverse holds the rows as read, copied whole before the merge below, which shares
-    # their lists and dicts.
     keep_row = rows[keep_id]
-    before = _copied(
-        {
-            "nodes": [row_to_json(rows[i]) for i in [keep_id, *remove_ids]],
-            "edges": {i: row_to_json(e) for i, e in touching.items()},
-        }
-    )
-    kept_before, restored_nodes = before["nodes"][0], before["nodes"][1:]
-    edges_before: dict[str, Row] = before["edges"]
     removed = set(remove_ids)
     # The links that become one (same ends and label) are merged in one step per group: one
     # at a time, a group of n cost n merges of a growing evidence list.
@@ -113,15 +101,17 @@ def plan_merge(
         {"op": "update_node", "id": keep_id, "set": row_to_json(merged)},
         *({"op": "remove_node", "id": i} for i in remove_ids),
     ]  # fmt: skip
+    # The inverse holds the rows as read: the merge above reads them and makes new values.
     plan.inverse = [
-        *({"op": "add_node", "node": row} for row in restored_nodes),
-        {"op": "update_node", "id": keep_id, "set": {c: kept_before[c] for c in merged}},
+        *({"op": "add_node", "node": row_to_json(rows[i])} for i in remove_ids),
+        {"op": "update_node", "id": keep_id,
+         "set": row_to_json({c: keep_row[c] for c in merged})},
         *(
             {"op": "update_edge", "id": new["id"],
-             "set": {c: edges_before[new["id"]][c] for c in EDGE_MOVE_COLUMNS}}
+             "set": row_to_json({c: touching[new["id"]][c] for c in EDGE_MOVE_COLUMNS})}
             for new in reversed(moved)
         ),
-        *({"op": "add_edge", "edge": edges_before[i]} for i in dropped),
+        *({"op": "add_edge", "edge": row_to_json(touching[i])} for i in dropped),
     ]  # fmt: skip
     return plan
 
@@ -145,12 +135,6 @@ def apply_merge(change: Change, plan: MergePlan) -> Node:
     change.record(plan.forward, plan.inverse)
     change.summary["merged"] = plan.summary
     return plan.node
-
-
-def _copied(rows: dict[str, Any]) -> dict[str, Any]:
-    # JSON-ready rows (timestamps already ISO text), so a JSON round trip is an exact deep copy.
-    copied: dict[str, Any] = orjson.loads(orjson.dumps(rows))
-    return copied
 
 
 def _merge_node_rows(keep: Row, others: list[Row]) -> Row:
