@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import groupby
 from typing import Any
 
 from sqlalchemy import (
@@ -143,8 +144,8 @@ class GraphRepository(BulkRows, HistoryRows):
     def insert_nodes(self, project_id: int, rows: list[Row]) -> None:
         self._insert(nodes, project_id, rows)
 
-    def update_node(self, project_id: int, node_id: str, values: Row) -> None:
-        self._update(nodes, project_id, node_id, values)
+    def update_nodes(self, project_id: int, writes: list[tuple[str, Row]]) -> None:
+        self._update(nodes, project_id, writes)
 
     def delete_nodes(self, project_id: int, ids: Sequence[str]) -> int:
         return self._delete(nodes, project_id, ids)
@@ -161,8 +162,8 @@ class GraphRepository(BulkRows, HistoryRows):
     def insert_edges(self, project_id: int, rows: list[Row]) -> None:
         self._insert(edges, project_id, rows)
 
-    def update_edge(self, project_id: int, edge_id: str, values: Row) -> None:
-        self._update(edges, project_id, edge_id, values)
+    def update_edges(self, project_id: int, writes: list[tuple[str, Row]]) -> None:
+        self._update(edges, project_id, writes)
 
     def delete_edges(self, project_id: int, ids: Sequence[str]) -> int:
         return self._delete(edges, project_id, ids)
@@ -185,12 +186,14 @@ class GraphRepository(BulkRows, HistoryRows):
         if rows:
             self.session.execute(insert(table), [{**r, "project_id": project_id} for r in rows])
 
-    def _update(self, table: Table, project_id: int, row_id: str, values: Row) -> None:
-        self.session.execute(
-            update(table)
-            .where(table.c.project_id == project_id, table.c.id == row_id)
-            .values(values)
+    def _update(self, table: Table, project_id: int, writes: list[tuple[str, Row]]) -> None:
+        """Set each (row id, values) in order: a run of writes of the same columns is one
+        executemany, where one statement per row cost SQLAlchemy a statement build each."""
+        by_id = update(table).where(
+            table.c.project_id == project_id, table.c.id == bindparam("row_id")
         )
+        for _, run in groupby(writes, key=lambda write: tuple(write[1])):
+            self.session.execute(by_id, [{**values, "row_id": row_id} for row_id, values in run])
 
     def _delete(self, table: Table, project_id: int, ids: Sequence[str]) -> int:
         """Delete the rows with these ids; how many there were."""
