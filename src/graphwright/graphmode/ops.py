@@ -159,6 +159,14 @@ def _remove_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list
 
 def _update_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
     found = repo.edges_by_ids(project_id, [op["id"] for op in ops])
+    return update_edges_read(repo, project_id, ops, found)
+
+
+def update_edges_read(
+    repo: GraphRepository, project_id: int, ops: list[Op], found: dict[str, Row]
+) -> list[Op]:
+    """Apply a run of `update_edge` ops to edges already read in this transaction (`found`,
+    which follows the writes); their inverse."""
     inverse, writes = _updated(ops, found, _missing_edge)
     # The nodes stay as they are through a run of edge updates: their ends are checked at once.
     moved = [{**current, **values} for current, values in writes if values.keys() & ENDS]

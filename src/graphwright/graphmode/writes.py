@@ -9,7 +9,7 @@ from typing import Any
 
 from graphwright.errors import InvalidInput, NotFound
 from graphwright.graphmode.change import Change, GraphServiceBase, stamped
-from graphwright.graphmode.ops import Op, row_to_json
+from graphwright.graphmode.ops import Op, row_to_json, update_edges_read
 from graphwright.graphmode.reads import select_nodes
 from graphwright.graphmode.repository import Row
 from graphwright.graphmode.rows import edge_model, node_id, node_model, node_type
@@ -288,7 +288,8 @@ def _update_edges(change: Change, updates: Sequence[tuple[str, EdgePatch]]) -> l
     """The updates as one run of ops, so that their edges are read once, not once each (10,000
     reads of one row held SQLite's write lock for seconds); a later update of the same edge
     patches what the earlier one made."""
-    current = change.repo.edges_by_ids(change.project_id, [edge_id for edge_id, _ in updates])
+    read = change.repo.edges_by_ids(change.project_id, [edge_id for edge_id, _ in updates])
+    current = dict(read)
     ops: list[Op] = []
     written: list[Edge] = []
     for edge_id, patch in updates:
@@ -303,7 +304,7 @@ def _update_edges(change: Change, updates: Sequence[tuple[str, EdgePatch]]) -> l
         ops.append({"op": "update_edge", "id": edge_id, "set": row_to_json(values)})
         current[edge_id] = {**row, **values}
         written.append(edge_model(current[edge_id]))
-    change.apply(ops)
+    change.record(ops, update_edges_read(change.repo, change.project_id, ops, read))
     return written
 
 
