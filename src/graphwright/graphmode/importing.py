@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar
 
@@ -14,7 +12,7 @@ import orjson
 
 from graphwright.core.formats import read_graph
 from graphwright.core.merge import GraphAccumulator
-from graphwright.errors import InvalidInput, NotFound
+from graphwright.errors import InvalidInput
 from graphwright.graphmode.change import (
     Change,
     GraphMoved,
@@ -23,21 +21,14 @@ from graphwright.graphmode.change import (
     conversation_key,
 )
 from graphwright.graphmode.import_plan import (
-    EXISTING,
     ImportPlan,
     apply_import,
     plan_import,
-    without_existing_tag,
 )
-from graphwright.graphmode.ops import Op, row_to_json
-from graphwright.graphmode.repository import GraphRepository, Row
+from graphwright.graphmode.merge_plan import MergePlan, apply_merge, plan_merge
+from graphwright.graphmode.repository import GraphRepository
 from graphwright.graphmode.rows import (
-    link_fields,
-    node_fields,
     node_id,
-    node_model,
-    seed_link,
-    seed_node,
     utc_now,
 )
 from graphwright.graphmode.schemas import ImportReport, Node, Written
@@ -158,16 +149,16 @@ class GraphImports(GraphServiceBase):
             actor,
             expected_version,
             lambda: self._plan_merge(conversation_id, keep_id, remove_ids),
-            _apply_merge,
+            apply_merge,
         )
         if planned is not None:
             return planned
 
         def build(change: Change) -> Node:
-            plan = _plan_merge(
+            plan = plan_merge(
                 change.repo, change.project_id, change.version - 1, change.now, keep_id, remove_ids
             )
-            return _apply_merge(change, plan)
+            return apply_merge(change, plan)
 
         return self._write(conversation_id, "mergeNodes", actor, expected_version, build)
 
@@ -177,7 +168,7 @@ class GraphImports(GraphServiceBase):
         with self._db.read() as session:
             repo = GraphRepository(session)
             project = repo.project(conversation_key(conversation_id))
-            return _plan_merge(
+            return plan_merge(
                 repo,
                 project.id if project else None,
                 project.version if project else 0,
@@ -185,65 +176,6 @@ class GraphImports(GraphServiceBase):
                 keep_id,
                 remove_ids,
             )
-
-
-@dataclass
-class MergePlan:
-    """What a node merge writes, prepared from the graph at `version`."""
-
-    version: int
-    now: datetime
-    ops: list[Op]
-    node: Node
-    summary: dict[str, Any]
-
-
-def _apply_merge(change: Change, plan: MergePlan) -> Node:
-    change.apply(plan.ops)
-    change.summary["merged"] = plan.summary
-    return plan.node
-
-
-def _plan_merge(
-    repo: GraphRepository,
-    project_id: int | None,
-    version: int,
-    now: datetime,
-    keep_id: str,
-    remove_ids: list[str],
-) -> MergePlan:
-    rows = repo.nodes_by_ids(project_id, [keep_id, *remove_ids]) if project_id else {}
-    for wanted in [keep_id, *remove_ids]:
-        if wanted not in rows:
-            raise NotFound(f"No node '{wanted}' in this graph")
-    removed = set(remove_ids)
-    touching = repo.edges_touching(project_id, [keep_id, *remove_ids])
-    # The links that become one (same ends and label) are merged in one step per group: one
-    # at a time, a group of n cost n merges of a growing evidence list.
-    groups: dict[tuple[str, str, str], list[Row]] = {}
-    for edge in sorted(touching.values(), key=lambda e: (e["source"] in removed, e["id"])):
-        source = keep_id if edge["source"] in removed else edge["source"]
-        target = keep_id if edge["target"] in removed else edge["target"]
-        groups.setdefault((source, edge["label"] or "", target), []).append(edge)
-    moved: dict[str, Row] = {}
-    dropped: list[str] = []
-    for (source, _, target), (first, *others) in groups.items():
-        kept = {**first, "source": source, "target": target}
-        if others:
-            kept["data"] = _merge_link_data(kept, others)
-            dropped.extend(other["id"] for other in others)
-        if others or (source, target) != (first["source"], first["target"]):
-            moved[kept["id"]] = kept
-    ops: list[Op] = [{"op": "remove_edge", "id": i} for i in dropped]
-    for edge_id, edge in moved.items():
-        values = {k: edge[k] for k in ("source", "target", "data")} | {"updated_at": now}
-        ops.append({"op": "update_edge", "id": edge_id, "set": row_to_json(values)})
-    merged = _merge_node_rows(rows[keep_id], [rows[i] for i in remove_ids])
-    merged["updated_at"] = now
-    ops.append({"op": "update_node", "id": keep_id, "set": row_to_json(merged)})
-    ops.extend({"op": "remove_node", "id": i} for i in remove_ids)
-    summary = {"keep": keep_id, "removed": remove_ids}
-    return MergePlan(version, now, ops, node_model({**rows[keep_id], **merged}), summary)
 
 
 def _fresh(incoming: GraphAccumulator) -> dict[str, Any]:
@@ -257,30 +189,3 @@ def _parse_graph(graph: dict[str, Any] | str | bytes, fmt: str) -> dict[str, Any
     if isinstance(graph, dict) or fmt == "json":
         return graph
     return read_graph(graph, fmt)
-
-
-def _merge_node_rows(keep: Row, others: list[Row]) -> Row:
-    merger = GraphAccumulator()
-    seeds = [seed_node(keep)] + [{**seed_node(o), "id": keep["id"]} for o in others]
-    merger.add({"nodes": seeds}, result_id=EXISTING)
-    merged = node_fields(without_existing_tag(merger.to_graph()["nodes"][0]))
-    equivalents = list(merged["data"].get("equivalent_ids") or [])
-    for other in others:
-        for known in [other["id"], *(other["data"].get("equivalent_ids") or [])]:
-            if known not in equivalents and known != keep["id"]:
-                equivalents.append(known)
-    merged["data"]["equivalent_ids"] = equivalents
-    merged.pop("id")
-    return merged
-
-
-def _merge_link_data(kept: Row, others: list[Row]) -> dict[str, Any]:
-    merger = GraphAccumulator()
-    ends = [{"id": kept["source"]}, {"id": kept["target"]}]
-    links = [seed_link(kept, with_id=False)]
-    for other in others:
-        link = seed_link(other, with_id=False)
-        link["source"], link["target"] = kept["source"], kept["target"]
-        links.append(link)
-    merger.add({"nodes": ends, "links": links}, result_id=EXISTING)
-    return link_fields(without_existing_tag(merger.to_graph()["links"][0]))["data"]

@@ -25,6 +25,7 @@ from graphwright.graphmode.repository import GraphRepository, Row
 
 Op = dict[str, Any]
 TIMESTAMPS = ("created_at", "updated_at")
+ENDS = frozenset({"source", "target"})
 
 
 def row_to_json(row: Row) -> Row:
@@ -72,24 +73,23 @@ def _require(found: Container[str], ids: list[str], missing: Callable[[str], Not
 
 
 def _updated(
-    ops: list[Op],
-    found: dict[str, Row],
-    write: Callable[[Row, Row], None],
-    missing: Callable[[str], NotFound],
-) -> list[Op]:
-    """Write each op's `set` over the row in `found` (read once for the whole run); the inverse
-    sets the old values back. `found` follows the writes, for a row updated twice in a run."""
+    ops: list[Op], found: dict[str, Row], missing: Callable[[str], NotFound]
+) -> tuple[list[Op], list[tuple[Row, Row]]]:
+    """Each op's `set` over the row in `found` (read once for the whole run): the inverse, which
+    sets the old values back, and the writes, (row before, values), in order. `found` follows
+    the writes, for a row updated twice in a run."""
     inverse: list[Op] = []
+    writes: list[tuple[Row, Row]] = []
     for op in ops:
         current = found.get(op["id"])
         if current is None:
             raise missing(op["id"])
         values = row_from_json(op["set"])
-        write(current, values)
+        writes.append((current, values))
         found[op["id"]] = {**current, **values}
         old = row_to_json({key: current[key] for key in values})
         inverse.append({"op": op["op"], "id": op["id"], "set": old})
-    return list(reversed(inverse))
+    return list(reversed(inverse)), writes
 
 
 def _add_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
@@ -118,11 +118,10 @@ def _remove_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list
 
 
 def _update_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
-    def write(current: Row, values: Row) -> None:
-        repo.update_node(project_id, current["id"], values)
-
     found = repo.nodes_by_ids(project_id, [op["id"] for op in ops])
-    return _updated(ops, found, write, _missing_node)
+    inverse, writes = _updated(ops, found, _missing_node)
+    repo.update_nodes(project_id, [(current["id"], values) for current, values in writes])
+    return inverse
 
 
 def _check_endpoints(repo: GraphRepository, project_id: int, rows: list[Row]) -> None:
@@ -159,13 +158,22 @@ def _remove_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list
 
 
 def _update_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
-    def write(current: Row, values: Row) -> None:
-        if "source" in values or "target" in values:
-            _check_endpoints(repo, project_id, [{**current, **values}])
-        repo.update_edge(project_id, current["id"], values)
-
     found = repo.edges_by_ids(project_id, [op["id"] for op in ops])
-    return _updated(ops, found, write, _missing_edge)
+    return update_edges_read(repo, project_id, ops, found)
+
+
+def update_edges_read(
+    repo: GraphRepository, project_id: int, ops: list[Op], found: dict[str, Row]
+) -> list[Op]:
+    """Apply a run of `update_edge` ops to edges already read in this transaction (`found`,
+    which follows the writes); their inverse."""
+    inverse, writes = _updated(ops, found, _missing_edge)
+    # The nodes stay as they are through a run of edge updates: their ends are checked at once.
+    moved = [{**current, **values} for current, values in writes if values.keys() & ENDS]
+    if moved:
+        _check_endpoints(repo, project_id, moved)
+    repo.update_edges(project_id, [(current["id"], values) for current, values in writes])
+    return inverse
 
 
 def _stash(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:

@@ -5,9 +5,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import groupby
 from typing import Any
 
-from sqlalchemy import Select, Table, and_, delete, func, insert, select, update
+from sqlalchemy import (
+    Select,
+    String,
+    Table,
+    and_,
+    any_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, aliased
 
@@ -131,11 +144,11 @@ class GraphRepository(BulkRows, HistoryRows):
     def insert_nodes(self, project_id: int, rows: list[Row]) -> None:
         self._insert(nodes, project_id, rows)
 
-    def update_node(self, project_id: int, node_id: str, values: Row) -> None:
-        self._update(nodes, project_id, node_id, values)
+    def update_nodes(self, project_id: int, writes: list[tuple[str, Row]]) -> None:
+        self._update(nodes, project_id, writes)
 
-    def delete_nodes(self, project_id: int, ids: Sequence[str]) -> None:
-        self._delete(nodes, project_id, ids)
+    def delete_nodes(self, project_id: int, ids: Sequence[str]) -> int:
+        return self._delete(nodes, project_id, ids)
 
     # edges
 
@@ -149,11 +162,11 @@ class GraphRepository(BulkRows, HistoryRows):
     def insert_edges(self, project_id: int, rows: list[Row]) -> None:
         self._insert(edges, project_id, rows)
 
-    def update_edge(self, project_id: int, edge_id: str, values: Row) -> None:
-        self._update(edges, project_id, edge_id, values)
+    def update_edges(self, project_id: int, writes: list[tuple[str, Row]]) -> None:
+        self._update(edges, project_id, writes)
 
-    def delete_edges(self, project_id: int, ids: Sequence[str]) -> None:
-        self._delete(edges, project_id, ids)
+    def delete_edges(self, project_id: int, ids: Sequence[str]) -> int:
+        return self._delete(edges, project_id, ids)
 
     # the statements behind the node and edge methods above
 
@@ -173,18 +186,31 @@ class GraphRepository(BulkRows, HistoryRows):
         if rows:
             self.session.execute(insert(table), [{**r, "project_id": project_id} for r in rows])
 
-    def _update(self, table: Table, project_id: int, row_id: str, values: Row) -> None:
-        self.session.execute(
-            update(table)
-            .where(table.c.project_id == project_id, table.c.id == row_id)
-            .values(values)
+    def _update(self, table: Table, project_id: int, writes: list[tuple[str, Row]]) -> None:
+        """Set each (row id, values) in order: a run of writes of the same columns is one
+        executemany, where one statement per row cost SQLAlchemy a statement build each."""
+        by_id = update(table).where(
+            table.c.project_id == project_id, table.c.id == bindparam("row_id")
         )
+        for _, run in groupby(writes, key=lambda write: tuple(write[1])):
+            self.session.execute(by_id, [{**values, "row_id": row_id} for row_id, values in run])
 
-    def _delete(self, table: Table, project_id: int, ids: Sequence[str]) -> None:
+    def _delete(self, table: Table, project_id: int, ids: Sequence[str]) -> int:
+        """Delete the rows with these ids; how many there were."""
+        if self.dialect == "postgresql":
+            # One statement with the ids as one array: 500-id chunks cost PostgreSQL a plan each.
+            listed = bindparam("ids", list(ids), type_=postgresql.ARRAY(String))
+            result = self.session.execute(
+                delete(table).where(table.c.project_id == project_id, table.c.id == any_(listed))
+            )
+            return result.rowcount
+        deleted = 0
         for chunk in _chunks(ids):
-            self.session.execute(
+            result = self.session.execute(
                 delete(table).where(table.c.project_id == project_id, table.c.id.in_(chunk))
             )
+            deleted += result.rowcount
+        return deleted
 
     # reads over the whole graph
 

@@ -97,10 +97,11 @@ class BulkRows:
 
     def bulk_update(
         self, project_id: int, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]
-    ) -> None:
-        """Set `columns` of many rows, encoded by `encode_updates` from the same `columns`."""
+    ) -> int:
+        """Set `columns` of many rows, encoded by `encode_updates` from the same `columns`; how
+        many rows were found."""
         if not rows:
-            return
+            return 0
         postgres = self.dialect == "postgresql"
         mark = "%s" if postgres else "?"
         assignments = ", ".join(
@@ -113,5 +114,7 @@ class BulkRows:
         cursor = self.session.connection().connection.driver_connection.cursor()
         try:
             cursor.executemany(sql, rows)
+            # Both drivers count the rows of every statement of an executemany.
+            return int(cursor.rowcount)
         finally:
             cursor.close()
