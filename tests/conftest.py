@@ -121,3 +121,10 @@ def _sse_streams_outlive_earlier_servers() -> None:
     One test process runs many servers, so start each test with neither."""
     AppStatus.should_exit = False
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The browser and UI modules first: they are the suite's longest, and xdist hands whole
+    modules to its two workers in this order, so a long module last would leave one worker
+    running it alone at the end."""
+    items.sort(key=lambda item: not item.nodeid.startswith("tests/web/"))
