@@ -141,9 +141,11 @@ def run_graphwright(work: Path, memory_limit: str) -> Run:
     command = [str(ROOT / ".venv/bin/graphwright"), "graph", "merge", "a", "b", "-o", str(out)]
     command += ["--memory-limit", memory_limit] if memory_limit else []
     seconds, peak, stdout = measured(command, work)
-    counts = re.search(r"(\d+) nodes, (\d+) links", stdout.replace("\n", " "))
+    # the CLI writes counts with thousands separators ("28,000 nodes, 179,904 links")
+    counts = re.search(r"([\d,]+) nodes, ([\d,]+) links", stdout.replace("\n", " "))
     assert counts is not None, stdout
-    return Run(seconds, peak, int(counts.group(1)), int(counts.group(2)), stdout.strip())
+    nodes, links = (int(group.replace(",", "")) for group in counts.groups())
+    return Run(seconds, peak, nodes, links, stdout.strip())
 
 
 # KGX's Biolink toolkit (bmt) downloads the model, and KGX its JSON-LD prefix contexts, from
