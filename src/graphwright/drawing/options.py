@@ -141,8 +141,11 @@ def chart_options(
                 # Labels that would overlap others are hidden (shown on hover), those of the
                 # biggest nodes kept, so labels never run together ("MYCEGFRKRAS"); new nodes
                 # are placed where theirs fit (drawing.free_space). A graph small enough to
-                # draw its predicates keeps them all: ECharts would hide them first.
-                "labelLayout": {"hideOverlap": len(edges) > EDGE_LABELS_UP_TO},
+                # draw its predicates keeps them all: ECharts would hide them first (and with
+                # any labelLayout at all it draws edge labels askew).
+                **(
+                    {"labelLayout": {"hideOverlap": True}} if len(edges) > EDGE_LABELS_UP_TO else {}
+                ),
                 "edgeLabel": {
                     "show": len(edges) <= EDGE_LABELS_UP_TO,
                     "formatter": "{c}",
