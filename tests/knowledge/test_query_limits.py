@@ -24,7 +24,7 @@ from graphwright.app import create_app
 from graphwright.auth.service import AuthService
 from graphwright.db import Database
 from graphwright.settings import Settings
-from tests.conftest import free_port
+from tests.conftest import free_port, wait_until_serving
 from tests.mcp.support import serving
 
 LIMIT = 4.0
@@ -151,15 +151,7 @@ def test_sigterm_stops_a_server_running_hostile_queries(database_url: str, tmp_p
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert server.poll() is None and time.monotonic() < deadline, "server did not start"
-            time.sleep(0.2)
+        wait_until_serving(url, server, timeout=90)
         workers_of = psutil.Process(server.pid)
 
         async def flood() -> None:

@@ -17,7 +17,12 @@ from typing import Any
 from graphwright.core.merge import GraphAccumulator
 from graphwright.errors import NotFound
 from graphwright.graphmode.change import Change, GraphMoved
-from graphwright.graphmode.import_plan import EXISTING, NODE_UPDATE_COLUMNS, without_existing_tag
+from graphwright.graphmode.import_plan import (
+    EXISTING,
+    NODE_UPDATE_COLUMNS,
+    Encoded,
+    without_existing_tag,
+)
 from graphwright.graphmode.ops import Op, row_to_json
 from graphwright.graphmode.repository import GraphRepository, Row
 from graphwright.graphmode.rows import link_fields, node_fields, node_model, seed_link, seed_node
@@ -25,8 +30,6 @@ from graphwright.graphmode.schemas import Node
 
 # A merge re-points a link's ends and may merge its data; its label and type stay.
 EDGE_MOVE_COLUMNS = ("source", "target", "data", "updated_at")
-
-Encoded = list[tuple[Any, ...]]
 
 
 @dataclass
