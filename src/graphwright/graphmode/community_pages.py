@@ -90,6 +90,31 @@ def page(
     return taken, after if after < len(communities) else None
 
 
+def result_page(
+    found: Mapping[str, Any],
+    *,
+    version: int,
+    seed: int,
+    resolution: float,
+    offset: int,
+    limit: int,
+) -> CommunitiesResult:
+    """One page of `analysis.communities`' answer for the graph at `version`, with the cursor
+    of the next page (which keeps the seed and resolution), or none after the last."""
+    shown, after = page(found["communities"], offset, limit)
+    next_cursor = (
+        CommunityCursor(after, version, seed, resolution).encode() if after is not None else None
+    )
+    return CommunitiesResult(
+        algorithm=found["algorithm"],
+        count=found["count"],
+        modularity=found["modularity"],
+        offset=offset,
+        communities=list(shown),
+        nextCursor=next_cursor,
+    )
+
+
 TEXT_LINES = 20  # communities listed in the text; structuredContent has the whole page
 TEXT_LABEL = 60  # characters of a member's label in the text
 

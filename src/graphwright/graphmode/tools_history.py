@@ -168,20 +168,13 @@ def register_history(
         found = await in_thread(
             analysis.communities, rows.nodes, rows.edges, resolution=resolution, seed=seed
         )
-        offset = position.offset if position else 0
-        shown, after = community_pages.page(found["communities"], offset, limit)
-        next_cursor = (
-            community_pages.CommunityCursor(after, rows.version, seed, resolution).encode()
-            if after is not None
-            else None
-        )
-        result = CommunitiesResult(
-            algorithm=found["algorithm"],
-            count=found["count"],
-            modularity=found["modularity"],
-            offset=offset,
-            communities=list(shown),
-            nextCursor=next_cursor,
+        result = community_pages.result_page(
+            found,
+            version=rows.version,
+            seed=seed,
+            resolution=resolution,
+            offset=position.offset if position else 0,
+            limit=limit,
         )
         return mcpkit.tool_result(community_pages.communities_text(result), structured=result)
 
