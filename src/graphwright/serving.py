@@ -118,9 +118,14 @@ def undecodable_body_failure(body: bytes) -> Response:
 # On SIGTERM, requests still running after this long are cancelled (their queries' workers are
 # killed), and event streams, which never end by themselves, are closed.
 GRACEFUL_SHUTDOWN_SECONDS = 3
+# An idle connection is kept longer than clients keep theirs (httpx 5 s, load balancers up to
+# 60 s), so that a client never sends its next request just as the server closes it: uvicorn's
+# default, 5 s, lost such requests. nginx's default.
+KEEP_ALIVE_SECONDS = 75
 
 
 def server_config(app: ASGIApp, *, host: str, port: int, **options: Any) -> uvicorn.Config:
     """The uvicorn configuration `graphwright serve` (and live-server tests) run with."""
     options.setdefault("timeout_graceful_shutdown", GRACEFUL_SHUTDOWN_SECONDS)
+    options.setdefault("timeout_keep_alive", KEEP_ALIVE_SECONDS)
     return uvicorn.Config(app, host=host, port=port, http=EnvelopeH11Protocol, **options)

@@ -7,6 +7,7 @@ node's publish operation, the signatures, the UAL, reading the result back) is t
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
@@ -21,6 +22,7 @@ from web3 import Web3
 from web3.datastructures import AttributeDict
 
 from graphwright.errors import InvalidInput, NotFound
+from graphwright.knowledge.backends import dkg_node
 from graphwright.knowledge.backends.dkg_node import DkgNodeKnowledgeBase, node_term
 from graphwright.knowledge.backends.stores import StoreUnavailable
 from graphwright.knowledge.jsonld import draft_assets
@@ -412,3 +414,28 @@ def test_a_bad_key_or_chain_is_refused_without_echoing_the_key() -> None:
 )
 def test_node_terms(text: str, term: dict[str, str]) -> None:
     assert node_term(text) == term
+
+
+@pytest.mark.parametrize(
+    ("sparql", "reader"),
+    [
+        ("SELECT ?s WHERE { GRAPH ?g { ?s ?p ?o } }", "_select_answer"),
+        ("CONSTRUCT { ?s ?p ?o } WHERE { GRAPH ?g { ?s ?p ?o } }", "_graph_answer"),
+    ],
+)
+async def test_the_nodes_answer_is_read_in_a_thread_not_on_the_event_loop(
+    node, kb, monkeypatch: pytest.MonkeyPatch, sparql: str, reader: str
+) -> None:
+    """Its size is the query's choice: converting it is user-controlled work."""
+    stub, _ = node
+    stub.add_collection([ALICE, BOB])
+    original = getattr(dkg_node, reader)
+    readers: list[threading.Thread] = []
+
+    def reading(*args: Any, **kwargs: Any) -> Any:
+        readers.append(threading.current_thread())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(dkg_node, reader, reading)
+    await kb.query(sparql, limit=100, timeout=5)
+    assert readers and threading.main_thread() not in readers

@@ -8,6 +8,7 @@ collection is minted by a transaction on the node's chain, which the client sign
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -91,9 +92,10 @@ class DirectQueryStore:
         except DKGException as exc:
             raise _node_error(exc, self.description) from None
         deadline = Deadline(timeout)
+        # The answer's size is the query's choice: it is converted off the event loop.
         if checked.form == "graph":
-            return _graph_answer(data, limit=limit, deadline=deadline)
-        return _select_answer(checked.variables, data, limit=limit)
+            return await asyncio.to_thread(_graph_answer, data, limit=limit, deadline=deadline)
+        return await asyncio.to_thread(_select_answer, checked.variables, data, limit=limit)
 
     async def update(self, sparql: str) -> None:
         raise InvalidInput(

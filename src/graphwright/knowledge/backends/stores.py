@@ -182,6 +182,15 @@ class EmbeddedStore:
         return await future
 
 
+def _read_answer(content: bytes, graph: bool, limit: int, deadline: Deadline) -> QueryAnswer:
+    """A SPARQL server's answer: N-Triples for a graph, SPARQL JSON results otherwise."""
+    if graph:
+        triples = ox.parse(content, ox.RdfFormat.N_TRIPLES)
+        return graph_answer(triples, limit=limit, deadline=deadline)
+    result = ox.parse_query_results(content, ox.QueryResultsFormat.JSON)
+    return answer_from_oxigraph(result, limit=limit, deadline=deadline)
+
+
 def _clear_frames(error: BaseException | None) -> None:
     """Clear the locals of every frame in `error`'s traceback and in those it was chained to."""
     seen: set[int] = set()
@@ -227,11 +236,9 @@ class RemoteSparqlStore:
         response = await self._post_query(sparql, accept, timeout=timeout)
         deadline = Deadline(timeout)
         answered = response.headers.get("content-type", "").split(";")[0].strip()
-        if form == "graph" or (form is None and answered == N_TRIPLES):
-            triples = ox.parse(response.content, ox.RdfFormat.N_TRIPLES)
-            return graph_answer(triples, limit=limit, deadline=deadline)
-        result = ox.parse_query_results(response.content, ox.QueryResultsFormat.JSON)
-        return answer_from_oxigraph(result, limit=limit, deadline=deadline)
+        graph = form == "graph" or (form is None and answered == N_TRIPLES)
+        # The answer's size is the query's choice: it is read in a thread, off the event loop.
+        return await asyncio.to_thread(_read_answer, response.content, graph, limit, deadline)
 
     async def _post_query(self, sparql: str, accept: str, *, timeout: float) -> httpx.Response:
         try:
