@@ -256,7 +256,8 @@ def test_a_batch_of_10k_node_additions_holds_off_other_writers_for_under_a_secon
     CPU under the lock for 10,000 additions, one statement and one read each)."""
     database, service = _sqlite_service(tmp_path, 10)
     operations = [
-        AddNodeOp(node=NodeInput(id=f"A:{i}", label="a", type="t")) for i in range(10_000)
+        AddNodeOp(op="addNode", node=NodeInput(id=f"A:{i}", label="a", type="t"))
+        for i in range(10_000)
     ]
     job = partial(service.batch, "big", operations, actor="editor")
     _check(_writes_during(service, database, job, monkeypatch))
@@ -329,8 +330,8 @@ def test_a_write_between_planning_and_writing_a_batch_is_kept(
     edge = service.add_edge("g", EdgeInput(source="N:1", target="N:1", label="x"), actor="a").data
     calls = _planned_then(service, monkeypatch, partial(_add, service, "N:2"))
     operations = [
-        AddNodeOp(node=NodeInput(id="N:3", label="three", type="t")),
-        UpdateEdgeOp(id=edge.id, patch=EdgePatch(target="N:2")),
+        AddNodeOp(op="addNode", node=NodeInput(id="N:3", label="three", type="t")),
+        UpdateEdgeOp(op="updateEdge", id=edge.id, patch=EdgePatch(target="N:2")),
     ]
     written = service.batch("g", operations, actor="a")
     assert (written.version, len(calls)) == (4, 2)
@@ -385,7 +386,9 @@ def test_a_write_between_planning_and_writing_an_undo_or_redo_is_kept(
     assert [node["id"] for node in service.to_graph("g")["nodes"]] == ["N:1"]
     monkeypatch.undo()
     calls = _planned_then(
-        service, monkeypatch, partial(service.batch, "g", [RemoveNodeOp(id="N:1")], actor="b")
+        service,
+        monkeypatch,
+        partial(service.batch, "g", [RemoveNodeOp(op="removeNode", id="N:1")], actor="b"),
     )
     with pytest.raises(Conflict, match="Nothing to redo"):
         service.redo("g", actor="a")
