@@ -55,7 +55,7 @@ def _graph(size: int, *, suffix: str = "") -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _bystander(url: str, stop: Connection) -> None:
+def _bystander(url: str, graph: str, stop: Connection) -> None:
     """In a process of its own (as another server would be): add nodes to another graph until
     told to stop, then send the slowest write's seconds and the number of writes."""
     database = Database(url, migrate=False)
@@ -63,7 +63,7 @@ def _bystander(url: str, stop: Connection) -> None:
     slowest, count = 0.0, 0
     while not stop.poll():
         started = time.perf_counter()
-        service.add_node("bystander", NodeInput(id=f"B:{count}", label="b", type="t"), actor="b")
+        service.add_node(graph, NodeInput(id=f"B:{count}", label="b", type="t"), actor="b")
         slowest = max(slowest, time.perf_counter() - started)
         count += 1
     stop.send((slowest, count))
@@ -78,9 +78,14 @@ class Waits:
 
 
 def _writes_during(
-    service: GraphService, database: Database, job: Callable[[], Any], monkeypatch: Any
+    service: GraphService,
+    database: Database,
+    job: Callable[[], Any],
+    monkeypatch: Any,
+    bystander_graph: str = "bystander",
 ) -> Waits:
-    """Run `job` while another process writes to another graph."""
+    """Run `job` while another process writes to another graph, `bystander_graph` (one per
+    call)."""
     cpu, wall = [0.0], [0.0]
     write = database.write
 
@@ -94,11 +99,11 @@ def _writes_during(
 
     ours, theirs = multiprocessing.get_context("fork").Pipe()
     bystander = multiprocessing.get_context("fork").Process(
-        target=_bystander, args=(database.url, theirs)
+        target=_bystander, args=(database.url, bystander_graph, theirs)
     )
     bystander.start()
     try:
-        while service.version("bystander") < 3:  # it is writing
+        while service.version(bystander_graph) < 3:  # it is writing
             time.sleep(0.01)
         monkeypatch.setattr(database, "write", timed_write)
         job()
@@ -107,7 +112,7 @@ def _writes_during(
         ours.send("stop")
         slowest, count = ours.recv()
         bystander.join()
-    assert service.version("bystander") == count
+    assert service.version(bystander_graph) == count
     return Waits(slowest, cpu[0], wall[0])
 
 
@@ -265,7 +270,8 @@ def test_undoing_and_redoing_a_10k_node_merge_holds_off_other_writers_for_under_
     merged = _sorted_graph(service)
     _check(_writes_during(service, database, partial(service.undo, "big", actor="u"), monkeypatch))
     assert _sorted_graph(service) == before
-    _check(_writes_during(service, database, partial(service.redo, "big", actor="u"), monkeypatch))
+    redo = partial(service.redo, "big", actor="u")
+    _check(_writes_during(service, database, redo, monkeypatch, "bystander after the undo"))
     assert _sorted_graph(service) == merged
     assert service.version("big") == 4
     database.dispose()
