@@ -8,6 +8,7 @@ time travel replay it.
 from __future__ import annotations
 
 import uuid
+from functools import partial
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 
 from graphwright.db import Database
-from graphwright.graphmode.importing import GraphImports
+from graphwright.graphmode.merge_plan import plan_merge
 from graphwright.graphmode.ops import apply_ops
 from graphwright.graphmode.repository import GraphRepository
 from graphwright.graphmode.service import GraphService
@@ -72,7 +73,7 @@ def test_a_prepared_merge_logs_what_applying_its_ops_one_by_one_logs(
     conversation = f"m-{uuid.uuid4().hex[:10]}"
     service.import_graph(conversation, _graph(edges), actor=ACTOR)
     before = _snapshot(service, conversation)
-    plan = service._plan_merge(conversation, IDS[0], remove)
+    plan = service._planned(conversation, partial(plan_merge, keep_id=IDS[0], remove_ids=remove))
     with pytest.raises(RolledBack), database.write() as session:
         repo = GraphRepository(session)
         project = repo.lock_project(conversation, plan.now)
@@ -105,10 +106,10 @@ def test_rows_changed_without_a_new_version_make_the_merge_plan_again(
     """The transaction writes what the plan read; if the rows are not what it read, although
     the version is, the counts of the rows written tell, and the merge is planned again."""
     service.import_graph("g", _graph([("X:1", "X:2", "r", ["PMID:1"])]), actor=ACTOR)
-    plan = GraphImports._plan_merge
+    plan = GraphService._planned
     calls: list[int] = []
 
-    def plan_then_change_rows(self: GraphImports, *args: Any, **kwargs: Any) -> Any:
+    def plan_then_change_rows(self: GraphService, *args: Any, **kwargs: Any) -> Any:
         planned = plan(self, *args, **kwargs)
         if not calls:  # a row goes behind the version's back
             with database.write() as session:
@@ -116,7 +117,7 @@ def test_rows_changed_without_a_new_version_make_the_merge_plan_again(
         calls.append(1)
         return planned
 
-    monkeypatch.setattr(GraphImports, "_plan_merge", plan_then_change_rows)
+    monkeypatch.setattr(GraphService, "_planned", plan_then_change_rows)
     service.merge_nodes("g", "X:0", ["X:1"], actor=ACTOR)
     assert len(calls) == 2
     graph_after = service.to_graph("g")

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from graphwright.db import Database
@@ -16,7 +17,7 @@ from graphwright.graphmode.events import GraphEvents
 from graphwright.graphmode.limits import GraphLimits, check_text
 from graphwright.graphmode.models import GraphChangeset
 from graphwright.graphmode.ops import Op, apply_ops, flatten_inverse
-from graphwright.graphmode.repository import GraphRepository, ProjectRow, Row
+from graphwright.graphmode.repository import GraphRepository, ProjectRow
 from graphwright.graphmode.rows import changeset_summary, utc_now
 from graphwright.graphmode.schemas import (
     ChangesetSummary,
@@ -25,6 +26,7 @@ from graphwright.graphmode.schemas import (
 )
 
 T = TypeVar("T")
+PLAN_ATTEMPTS = 3  # then the write is planned inside its transaction
 
 
 class VersionConflict(Conflict):
@@ -44,6 +46,12 @@ class Prepared(Protocol):
 
     version: int
     now: datetime
+
+
+P = TypeVar("P", bound=Prepared)
+# Plans a write from the graph's repository, its project id (None: it has no graph yet), its
+# version, and the time the write is dated.
+Planner = Callable[[GraphRepository, int | None, int, datetime], P]
 
 
 @dataclass
@@ -147,6 +155,50 @@ class GraphServiceBase:
             )
         return Written(result, change.version)
 
+    def _write_planned(
+        self,
+        conversation_id: str,
+        command: str,
+        actor: str,
+        expected_version: int | None,
+        plan: Planner[P],
+        apply: Callable[[Change, P], T],
+        *,
+        write: Callable[..., Written[Any]] | None = None,
+    ) -> Written[Any]:
+        """Write work planned outside the transaction (`apply` writes the plan), planning again
+        while the graph moves on meanwhile, and after PLAN_ATTEMPTS inside the transaction.
+        `write` is `_write` or `_write_summary`."""
+        write = write or self._write
+        for _ in range(PLAN_ATTEMPTS):
+            planned = self._planned(conversation_id, plan)
+            try:
+                return write(
+                    conversation_id,
+                    command,
+                    actor,
+                    expected_version,
+                    partial(apply, plan=planned),
+                    prepared=planned,
+                )
+            except GraphMoved:
+                continue
+
+        def build(change: Change) -> T:
+            planned = plan(change.repo, change.project_id, change.version - 1, change.now)
+            return apply(change, planned)
+
+        return write(conversation_id, command, actor, expected_version, build)
+
+    def _planned(self, conversation_id: str, plan: Planner[P]) -> P:
+        """`plan` run against the graph as it stands, in a read transaction."""
+        with self._db.read() as session:
+            repo = GraphRepository(session)
+            project = repo.project(conversation_key(conversation_id))
+            if project is None:
+                return plan(repo, None, 0, utc_now())
+            return plan(repo, project.id, project.version, utc_now())
+
     def _record(self, change: Change, command: str, actor: str) -> None:
         repo = change.repo
         dropped = repo.drop_undone(change.project_id) if change.kind == "edit" else []
@@ -178,6 +230,8 @@ class GraphServiceBase:
         actor: str,
         expected_version: int | None,
         build: Callable[[Change], None],
+        *,
+        prepared: Prepared | None = None,
     ) -> Written[ChangesetSummary]:
         captured: list[Change] = []
         targets: list[ChangesetSummary] = []
@@ -188,7 +242,9 @@ class GraphServiceBase:
             if change.target is not None:  # read while its session is open
                 targets.append(changeset_summary(change.target))
 
-        written = self._write(conversation_id, command, actor, expected_version, run)
+        written = self._write(
+            conversation_id, command, actor, expected_version, run, prepared=prepared
+        )
         change = captured[0]
         summary = ChangesetSummary(
             version=change.version,
@@ -229,12 +285,3 @@ def existing_project(repo: GraphRepository, conversation_id: str) -> ProjectRow:
 
 def no_version(version: int, current: int) -> NotFound:
     return NotFound(f"Version {version} does not exist; this graph has versions 0 to {current}")
-
-
-def stamped(fields: Row, change: Change) -> Row:
-    return {
-        **fields,
-        "created_version": change.version,
-        "created_at": change.now,
-        "updated_at": change.now,
-    }

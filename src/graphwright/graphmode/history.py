@@ -8,6 +8,7 @@ from graphwright.errors import Conflict, InvalidInput
 from graphwright.graphmode.change import Change, GraphServiceBase, existing_project, no_version
 from graphwright.graphmode.history_words import describe
 from graphwright.graphmode.ops import MemoryGraph, Op, row_to_json
+from graphwright.graphmode.ops_plan import OpsPlan, OpsPlanner, apply_plan, ops_planner
 from graphwright.graphmode.repository import GraphRepository, ProjectRow, Row
 from graphwright.graphmode.rows import (
     EDGE_FIELDS,
@@ -130,28 +131,40 @@ class GraphHistory(GraphServiceBase):
     def undo(
         self, conversation_id: str, *, actor: str, expected_version: int | None = None
     ) -> Written[ChangesetSummary]:
-        def build(change: Change) -> None:
-            target = change.repo.newest_applied_edit(change.project_id)
-            if target is None:
-                raise Conflict("Nothing to undo in this graph", current_version=change.version - 1)
-            change.apply(target.inverse)
-            change.repo.set_undo_state(target.id, "undone")
-            change.kind, change.target = "undo", target
-
-        return self._write_summary(conversation_id, "undo", actor, expected_version, build)
+        return self._step(conversation_id, "undo", actor, expected_version)
 
     def redo(
         self, conversation_id: str, *, actor: str, expected_version: int | None = None
     ) -> Written[ChangesetSummary]:
-        def build(change: Change) -> None:
-            target = change.repo.oldest_undone_edit(change.project_id)
-            if target is None:
-                raise Conflict("Nothing to redo in this graph", current_version=change.version - 1)
-            change.apply(target.forward)
-            change.repo.set_undo_state(target.id, "applied")
-            change.kind, change.target = "redo", target
+        return self._step(conversation_id, "redo", actor, expected_version)
 
-        return self._write_summary(conversation_id, "redo", actor, expected_version, build)
+    def _step(
+        self, conversation_id: str, kind: str, actor: str, expected_version: int | None
+    ) -> Written[ChangesetSummary]:
+        """Undo the newest applied edit, or redo the oldest undone one: its stored ops applied,
+        planned before the write transaction (see `ops_plan`)."""
+        undo = kind == "undo"
+
+        def plan(planner: OpsPlanner) -> int:
+            repo, project_id = planner.repo, planner.project_id
+            target = None
+            if project_id is not None:
+                find = repo.newest_applied_edit if undo else repo.oldest_undone_edit
+                target = find(project_id)
+            if target is None:
+                raise Conflict(f"Nothing to {kind} in this graph", current_version=planner.version)
+            planner.run_all(target.inverse if undo else target.forward)
+            return target.version
+
+        def apply(change: Change, plan: OpsPlan[int]) -> None:
+            (target,) = change.repo.changesets_at(change.project_id, {apply_plan(change, plan)})
+            change.repo.set_undo_state(target.id, "undone" if undo else "applied")
+            change.kind, change.target = kind, target
+
+        return self._write_planned(
+            conversation_id, kind, actor, expected_version, ops_planner(plan), apply,
+            write=self._write_summary,
+        )  # fmt: skip
 
     def revert(
         self,

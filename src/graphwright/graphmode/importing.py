@@ -4,38 +4,22 @@ duplicate nodes folded into one."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from datetime import datetime
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 
 from graphwright.core.formats import read_graph
 from graphwright.core.merge import GraphAccumulator
 from graphwright.errors import InvalidInput
-from graphwright.graphmode.change import (
-    Change,
-    GraphMoved,
-    GraphServiceBase,
-    Prepared,
-    conversation_key,
-)
-from graphwright.graphmode.import_plan import (
-    ImportPlan,
-    apply_import,
-    plan_import,
-)
-from graphwright.graphmode.merge_plan import MergePlan, apply_merge, plan_merge
+from graphwright.graphmode.change import GraphServiceBase
+from graphwright.graphmode.import_plan import ImportPlan, apply_import, plan_import
+from graphwright.graphmode.merge_plan import apply_merge, plan_merge
 from graphwright.graphmode.repository import GraphRepository
-from graphwright.graphmode.rows import (
-    node_id,
-    utc_now,
-)
+from graphwright.graphmode.rows import node_id
 from graphwright.graphmode.schemas import ImportReport, Node, Written
-
-PLAN_ATTEMPTS = 3  # then the import or merge is planned inside the write transaction
-P = TypeVar("P", bound=Prepared)
-T = TypeVar("T")
 
 
 class GraphImports(GraphServiceBase):
@@ -63,68 +47,16 @@ class GraphImports(GraphServiceBase):
             self.limits.seed_graph(parsed)
         incoming = GraphAccumulator()
         incoming.add(parsed, result_id=result_id)
-        planned = self._write_planned(
-            conversation_id,
-            "import",
-            actor,
-            expected_version,
-            lambda: self._plan_import(conversation_id, incoming, result_id),
-            apply_import,
-        )
-        if planned is not None:
-            return planned
 
-        def build(change: Change) -> ImportReport:
+        def plan(
+            repo: GraphRepository, project_id: int | None, version: int, now: datetime
+        ) -> ImportPlan:
             graph = _fresh(incoming)
-            plan = plan_import(
-                change.repo, change.project_id, change.version - 1, graph,
-                result_id=result_id, now=change.now,
-            )  # fmt: skip
-            return apply_import(change, plan)
+            return plan_import(repo, project_id, version, graph, result_id=result_id, now=now)
 
-        return self._write(conversation_id, "import", actor, expected_version, build)
-
-    def _write_planned(
-        self,
-        conversation_id: str,
-        command: str,
-        actor: str,
-        expected_version: int | None,
-        plan: Callable[[], P],
-        apply: Callable[..., T],
-    ) -> Written[T] | None:
-        """Write work planned outside the transaction, planning again while the graph moves
-        on meanwhile; None after PLAN_ATTEMPTS, when the caller plans inside the transaction."""
-        for _ in range(PLAN_ATTEMPTS):
-            planned = plan()
-            try:
-                return self._write(
-                    conversation_id,
-                    command,
-                    actor,
-                    expected_version,
-                    partial(apply, plan=planned),
-                    prepared=planned,
-                )
-            except GraphMoved:
-                continue
-        return None
-
-    def _plan_import(
-        self, conversation_id: str, incoming: GraphAccumulator, result_id: str
-    ) -> ImportPlan:
-        """The import planned against the graph as it stands, in a read transaction."""
-        with self._db.read() as session:
-            repo = GraphRepository(session)
-            project = repo.project(conversation_key(conversation_id))
-            return plan_import(
-                repo,
-                project.id if project else None,
-                project.version if project else 0,
-                _fresh(incoming),
-                result_id=result_id,
-                now=utc_now(),
-            )
+        return self._write_planned(
+            conversation_id, "import", actor, expected_version, plan, apply_import
+        )
 
     def merge_nodes(
         self,
@@ -143,39 +75,10 @@ class GraphImports(GraphServiceBase):
         if keep_id in remove_ids:
             raise InvalidInput(f"Node '{keep_id}' cannot be both kept and removed")
 
-        planned = self._write_planned(
-            conversation_id,
-            "mergeNodes",
-            actor,
-            expected_version,
-            lambda: self._plan_merge(conversation_id, keep_id, remove_ids),
-            apply_merge,
+        plan = partial(plan_merge, keep_id=keep_id, remove_ids=remove_ids)
+        return self._write_planned(
+            conversation_id, "mergeNodes", actor, expected_version, plan, apply_merge
         )
-        if planned is not None:
-            return planned
-
-        def build(change: Change) -> Node:
-            plan = plan_merge(
-                change.repo, change.project_id, change.version - 1, change.now, keep_id, remove_ids
-            )
-            return apply_merge(change, plan)
-
-        return self._write(conversation_id, "mergeNodes", actor, expected_version, build)
-
-    def _plan_merge(self, conversation_id: str, keep_id: str, remove_ids: list[str]) -> MergePlan:
-        """The merge planned against the graph as it stands, in a read transaction: folding
-        thousands of nodes takes seconds, which other conversations' writes must not wait."""
-        with self._db.read() as session:
-            repo = GraphRepository(session)
-            project = repo.project(conversation_key(conversation_id))
-            return plan_merge(
-                repo,
-                project.id if project else None,
-                project.version if project else 0,
-                utc_now(),
-                keep_id,
-                remove_ids,
-            )
 
 
 def _fresh(incoming: GraphAccumulator) -> dict[str, Any]:

@@ -58,11 +58,11 @@ def apply_ops(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]
     return flatten_inverse(runs)
 
 
-def _missing_node(node_id: str) -> NotFound:
+def missing_node(node_id: str) -> NotFound:
     return NotFound(f"No node '{node_id}' in this graph")
 
 
-def _missing_edge(edge_id: str) -> NotFound:
+def missing_edge(edge_id: str) -> NotFound:
     return NotFound(f"No edge '{edge_id}' in this graph")
 
 
@@ -72,7 +72,7 @@ def _require(found: Container[str], ids: list[str], missing: Callable[[str], Not
             raise missing(wanted)
 
 
-def _updated(
+def updated(
     ops: list[Op], found: dict[str, Row], missing: Callable[[str], NotFound]
 ) -> tuple[list[Op], list[tuple[Row, Row]]]:
     """Each op's `set` over the row in `found` (read once for the whole run): the inverse, which
@@ -110,7 +110,7 @@ def _add_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op
 def _remove_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
     ids = list(dict.fromkeys(op["id"] for op in ops))
     found = repo.nodes_by_ids(project_id, ids)
-    _require(found, ids, _missing_node)
+    _require(found, ids, missing_node)
     touching = repo.edges_touching(project_id, ids)
     repo.delete_nodes(project_id, ids)
     restore = [{"op": "add_node", "node": row_to_json(found[i])} for i in ids]
@@ -119,7 +119,7 @@ def _remove_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list
 
 def _update_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
     found = repo.nodes_by_ids(project_id, [op["id"] for op in ops])
-    inverse, writes = _updated(ops, found, _missing_node)
+    inverse, writes = updated(ops, found, missing_node)
     repo.update_nodes(project_id, [(current["id"], values) for current, values in writes])
     return inverse
 
@@ -152,7 +152,7 @@ def _add_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op
 def _remove_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
     ids = list(dict.fromkeys(op["id"] for op in ops))
     found = repo.edges_by_ids(project_id, ids)
-    _require(found, ids, _missing_edge)
+    _require(found, ids, missing_edge)
     repo.delete_edges(project_id, ids)
     return [{"op": "add_edge", "edge": row_to_json(found[i])} for i in ids]
 
@@ -167,7 +167,7 @@ def update_edges_read(
 ) -> list[Op]:
     """Apply a run of `update_edge` ops to edges already read in this transaction (`found`,
     which follows the writes); their inverse."""
-    inverse, writes = _updated(ops, found, _missing_edge)
+    inverse, writes = updated(ops, found, missing_edge)
     # The nodes stay as they are through a run of edge updates: their ends are checked at once.
     moved = [{**current, **values} for current, values in writes if values.keys() & ENDS]
     if moved:
