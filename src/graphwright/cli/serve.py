@@ -16,11 +16,10 @@ def serve(
 ) -> None:
     """Run the graphwright server until interrupted."""
     # Imported here: the app pulls in every room, which `graphwright mcp NAME` must not pay for.
-    import uvicorn
 
     from graphwright.app import create_app
     from graphwright.server_record import recorded
-    from graphwright.serving import server_config
+    from graphwright.serving import GraphwrightServer, server_config
 
     settings = get_settings()
     updates = {key: value for key, value in (("host", host), ("port", port)) if value is not None}
@@ -38,6 +37,8 @@ def serve(
     proxies = {"proxy_headers": bool(settings.trusted_proxies)}
     if settings.trusted_proxies:
         proxies["forwarded_allow_ips"] = settings.trusted_proxies
-    server = uvicorn.Server(server_config(app, host=settings.host, port=settings.port, **proxies))
+    server = GraphwrightServer(
+        server_config(app, host=settings.host, port=settings.port, **proxies)
+    )
     with recorded(settings.home, settings.api_base_url):  # the CLI beside it finds it here
         server.run()
