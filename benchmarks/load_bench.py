@@ -46,7 +46,7 @@ import threading
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -146,6 +146,18 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def answering(url: str, alive: Callable[[], bool], what: str, timeout: float = 60) -> None:
+    """Wait until `url` answers 200, or fail if its process stops or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        if time.monotonic() > deadline or not alive():
+            raise RuntimeError(f"{what} did not start")
+        time.sleep(0.2)
+
+
 def _serve_model(port: int) -> None:
     uvicorn.run(model_app(), host="127.0.0.1", port=port, log_level="warning")
 
@@ -159,14 +171,7 @@ def model_in_process() -> Iterator[str]:
     process.start()
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            with contextlib.suppress(httpx.HTTPError):
-                httpx.get(f"{url}/docs", timeout=2)
-                break
-            if time.monotonic() > deadline or not process.is_alive():
-                raise RuntimeError("the scripted model did not start")
-            time.sleep(0.2)
+        answering(f"{url}/docs", process.is_alive, "the scripted model")
         yield url
     finally:
         process.terminate()
@@ -198,18 +203,6 @@ class Setup:
     token: str
 
 
-def wait_for(url: str, process: subprocess.Popen[bytes], timeout: float = 180) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{url} stopped with code {process.returncode}")
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return
-        time.sleep(0.5)
-    raise RuntimeError(f"{url} did not answer /health in {timeout:.0f} s")
-
-
 @contextlib.contextmanager
 def fresh_database(base_url: str) -> Iterator[str]:
     """A new PostgreSQL database for this run, dropped afterwards."""
@@ -237,14 +230,7 @@ def oxigraph_server(directory: Path) -> Iterator[str]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{url}/query?query=ASK%7B%7D", timeout=2).status_code == 200:
-                    break
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError("the Oxigraph server did not start")
-            time.sleep(0.2)
+        answering(f"{url}/query?query=ASK%7B%7D", lambda: process.poll() is None, "Oxigraph")
         yield url
     finally:
         process.terminate()
@@ -291,7 +277,7 @@ def servers(setup: str, model_url: str, postgres: str, workdir: Path) -> Iterato
             )
             stack.callback(stop, process, log)
             url = f"http://127.0.0.1:{port}"
-            wait_for(url, process)
+            answering(f"{url}/health", lambda p=process: p.poll() is None, url, timeout=180)
             urls.append(url)
             homes.append(own)
         token = subprocess.run(
