@@ -52,9 +52,16 @@ HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 4
 
 
 def create_app(
-    settings: Settings | None = None, *, database: Database | None = None, web: bool = False
+    settings: Settings | None = None,
+    *,
+    database: Database | None = None,
+    web: bool = False,
+    warm_start: bool = False,
 ) -> FastAPI:
-    """The app; with `web`, also the NiceGUI UI at `/` (one per process: see graphwright.web)."""
+    """The app; with `web`, also the NiceGUI UI at `/` (one per process: see graphwright.web).
+    With `warm_start` (`graphwright serve`), the processes that the chat's tools and people's
+    knowledge-base queries run in start in the background once the app is up, not on first use;
+    without it (tests, the in-process client) nothing starts ahead."""
     settings = settings or get_settings()
     db = database or Database(settings.resolved_database_url)
     events = create_graph_events(db)
@@ -69,6 +76,8 @@ def create_app(
         events.start()
         await knowledge.ensure_started(sample_data=settings.kb_sample_data)
         await miner.ensure_started()
+        if warm_start:
+            knowledge.start_query_workers()
         yield
         await miner.aclose()
         await knowledge.aclose()
@@ -88,6 +97,7 @@ def create_app(
     )
     api_docs.install(app)  # /docs and /redoc from local files, not a CDN
     app.state.settings = settings
+    app.state.warm_start = warm_start
     app.state.model_setup = model
     app.state.database = db
     app.state.auth_service = AuthService(db, where=settings.data_location)

@@ -1,7 +1,8 @@
 """Chat API: `POST /api/chat` (SSE events, or one JSON response) and `/api/conversations`.
 
-The router's lifespan builds the ChatService from the app's settings and services, and stops the
-MCP servers with the app.
+The router's lifespan builds the ChatService from the app's settings and services, starts the MCP
+servers ahead when the app asks for it (`create_app(warm_start=True)`), and stops them with the
+app.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         api_base_url=settings.api_base_url,
     )
     state.chat_service = service
+    if state.warm_start:
+        service.start_servers()
     try:
         yield
     finally:

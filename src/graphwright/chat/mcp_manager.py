@@ -135,6 +135,7 @@ class ServerConnection:
         self._session: ClientSession | None = None
         self._tools: list[types.Tool] = []
         self._task: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[tuple[ClientSession, list[types.Tool]]] | None = None
         self._stop = asyncio.Event()
         self._ended = asyncio.Event()
 
@@ -175,9 +176,7 @@ class ServerConnection:
             logger.warning("MCP server '%s' ended; starting it again", self.name)
         self.starts += 1
         self._stop, self._ended = asyncio.Event(), asyncio.Event()
-        ready: asyncio.Future[tuple[ClientSession, list[types.Tool]]] = (
-            asyncio.get_running_loop().create_future()
-        )
+        self._ready = ready = asyncio.get_running_loop().create_future()
         self._task = asyncio.create_task(self._serve(ready), name=f"mcp-server-{self.name}")
         try:
             async with asyncio.timeout(START_TIMEOUT_SECONDS):
@@ -238,6 +237,11 @@ class ServerConnection:
         task, self._task = self._task, None
         if task is None:
             return
+        if self._ready is not None and not self._ready.done():
+            # Still starting, so not watching `_stop`: the transport's exit stops the process.
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            return
         self._stop.set()
         try:
             async with asyncio.timeout(STOP_TIMEOUT_SECONDS):
@@ -295,6 +299,13 @@ class McpManager:
                 continue
             specs.extend(self._specs(name, listing))
         return specs, failures
+
+    async def start_servers(self) -> dict[str, str]:
+        """Start every MCP server that is not running (not the other tool sources, remote
+        agents that start nothing); returns, for each that could not be started, why."""
+        names = [name for name, c in self.connections.items() if isinstance(c, ServerConnection)]
+        _, failures = await self.tools(names)
+        return failures
 
     async def call_tool(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         started = time.perf_counter()

@@ -63,11 +63,27 @@ class ChatService(ChatConversations):
         self.api_base_url = api_base_url.rstrip("/")
         self.max_steps = max_steps
         self._running: dict[str, RunningTurn] = {}
+        self._starting_servers: asyncio.Task[None] | None = None
 
     @property
     def model_notice(self) -> str | None:
         """What is missing for the model and how to set it; None when a model answers."""
         return None if self.model is not None else self._model_notice
+
+    def start_servers(self) -> None:
+        """With a model, start every MCP server now, in the background, so that the first turn
+        waits for none (`graphwright serve` does, once up). Without one, a turn uses tools only
+        through slash commands, and each server starts on its first use. A server that does not
+        start is said once in the log, and started again on its first use."""
+        if self.model is None or self._starting_servers is not None:
+            return
+        self._starting_servers = asyncio.create_task(
+            self._start_servers(), name="mcp-servers-ahead"
+        )
+
+    async def _start_servers(self) -> None:
+        for reason in (await self.manager.start_servers()).values():
+            logger.warning("%s; the chat starts it again when a turn needs it", reason)
 
     async def start_turn(self, request: ChatRequest, *, actor: str) -> RunningTurn:
         """Store the user's message and start the turn; its events follow on the handle."""
@@ -151,6 +167,9 @@ class ChatService(ChatConversations):
         return True
 
     async def aclose(self) -> None:
+        if self._starting_servers is not None:  # it holds servers' locks until they answer
+            self._starting_servers.cancel()
+            await asyncio.gather(self._starting_servers, return_exceptions=True)
         for conversation_id in list(self._running):
             await self.cancel(conversation_id)
         await self.manager.aclose()

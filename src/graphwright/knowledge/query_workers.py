@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import logging
 import os
 import subprocess
 import sys
@@ -31,6 +32,8 @@ from graphwright.knowledge.query_check import CheckedQuery, InvalidQuery, QueryN
 from graphwright.knowledge.schemas import QueryAnswer
 from graphwright.knowledge.sparql import QueryTimeout
 
+logger = logging.getLogger(__name__)
+
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWNET = 0x40000000
 # Workers yield the CPU to the server, so that /health and edits answer while queries run.
@@ -44,13 +47,26 @@ _ERRORS: dict[str, type[InvalidInput]] = {
 
 
 class QueryWorkers:
-    """At most `size` worker processes, each answering one request at a time."""
+    """At most `size` worker processes, each answering one request at a time.
+
+    `start` starts them ahead of the first request, in a thread of its own; a request that
+    finds none idle while they start waits for one of them instead of starting another.
+    """
 
     def __init__(self, size: int = 2) -> None:
         self._size = size
         self._idle: list[_Worker] = []
         self._slots: asyncio.Semaphore | None = None
         self._busy: set[_Worker] = set()
+        self._starting: set[_Worker] = set()
+        self._closed = False
+        # Guards the three sets: the start ahead changes them from its own thread.
+        self._changed = threading.Condition()
+
+    def start(self) -> None:
+        """Start up to `size` idle workers in a background thread, one after another (they
+        compete for the CPU with what the server is doing). Returns at once."""
+        threading.Thread(target=self._start_idle, name="query-workers-start", daemon=True).start()
 
     async def check(self, text: str, *, timeout: float) -> CheckedQuery:
         """The query, checked by the parser in a worker (see query_check.check_query)."""
@@ -63,10 +79,17 @@ class QueryWorkers:
         return QueryAnswer.model_validate(reply)
 
     def close(self) -> None:
-        for worker in [*self._idle, *self._busy]:
+        with self._changed:
+            self._closed = True
+            workers = [*self._idle, *self._busy]
+            starting = list(self._starting)
+            self._idle.clear()
+            self._busy.clear()
+            self._changed.notify_all()
+        for worker in starting:  # its starter sees it end, and cleans up
+            worker.process.kill()
+        for worker in workers:
             worker.kill()
-        self._idle.clear()
-        self._busy.clear()
 
     async def _ask(self, request: tuple[Any, ...], timeout: float) -> Any:
         """The worker's reply; the time limit counts from the call, so waiting for a free
@@ -81,19 +104,17 @@ class QueryWorkers:
             raise QueryTimeout(timeout) from None
         try:
             # Not under the limit: a worker half started would be left behind.
-            worker = self._idle.pop() if self._idle else await asyncio.to_thread(_Worker)
-            self._busy.add(worker)
+            worker = self._take_idle() or await self._take_in_thread()
             try:
                 async with asyncio.timeout_at(deadline):
                     reply = await worker.ask(request)
             except BaseException as exc:  # past the limit, or the caller went away: it stops
-                self._busy.discard(worker)
+                self._put_back(worker, alive=False)
                 await asyncio.to_thread(worker.kill)
                 if isinstance(exc, TimeoutError):
                     raise QueryTimeout(timeout) from None
                 raise
-            self._busy.discard(worker)
-            self._idle.append(worker)
+            self._put_back(worker, alive=True)
         finally:
             self._slots.release()
         if reply[0] == "ok":
@@ -103,6 +124,89 @@ class QueryWorkers:
         if details:
             error.details = details  # type: ignore[attr-defined]
         raise error
+
+    def _take_idle(self) -> _Worker | None:
+        with self._changed:
+            if not self._idle:
+                return None
+            worker = self._idle.pop()
+            self._busy.add(worker)
+            return worker
+
+    async def _take_in_thread(self) -> _Worker:
+        """`_take`, off the event loop. A caller that goes away meanwhile leaves the worker it
+        would have had idle, not counted as busy for ever."""
+        taking = asyncio.ensure_future(asyncio.to_thread(self._take))
+        try:
+            return await asyncio.shield(taking)
+        except asyncio.CancelledError:
+
+            def give_back(done: asyncio.Future[_Worker]) -> None:
+                if not done.cancelled() and done.exception() is None:
+                    self._put_back(done.result(), alive=True)
+
+            taking.add_done_callback(give_back)
+            raise
+
+    def _take(self) -> _Worker:
+        """An idle worker, marked busy; else a new one, unless the workers started ahead already
+        fill every place: then the first of them that is ready. Blocks: run it in a thread."""
+        with self._changed:
+            while not self._idle and self._starting and self._count() >= self._size:
+                self._changed.wait()
+            if self._idle:
+                worker = self._idle.pop()
+                self._busy.add(worker)
+                return worker
+        worker = self._started()
+        with self._changed:
+            self._busy.add(worker)
+        return worker
+
+    def _put_back(self, worker: _Worker, *, alive: bool) -> None:
+        with self._changed:
+            self._busy.discard(worker)
+            if alive and not self._closed:
+                self._idle.append(worker)
+            self._changed.notify_all()
+
+    def _start_idle(self) -> None:
+        while True:
+            with self._changed:
+                if self._closed or self._count() >= self._size:
+                    return
+            try:
+                worker = self._started()
+            except InvalidInput as exc:  # the first query starts one again
+                if not self._closed:
+                    logger.warning("A query worker could not be started ahead: %s", exc)
+                return
+            with self._changed:
+                closed = self._closed
+                if not closed:
+                    self._idle.append(worker)
+                    self._changed.notify_all()
+            if closed:
+                worker.kill()
+
+    def _started(self) -> _Worker:
+        """A new worker, ready; counted while it starts, so that `close` can stop it (and
+        after `close`, none starts)."""
+        worker = _Worker()
+        with self._changed:
+            self._starting.add(worker)
+            if self._closed:
+                worker.process.kill()
+        try:
+            worker.wait_ready()
+        finally:
+            with self._changed:
+                self._starting.discard(worker)
+                self._changed.notify_all()
+        return worker
+
+    def _count(self) -> int:
+        return len(self._idle) + len(self._busy) + len(self._starting)
 
 
 class _Worker:
@@ -121,9 +225,15 @@ class _Worker:
         self.conn = Connection(os.dup(self.process.stdout.fileno()), writable=False)
         self.process.stdin.close()
         self.process.stdout.close()
-        # A worker answers once its imports are done, so that starting one (seconds on a busy
-        # machine) never counts against a query's time limit.
-        if not self.conn.poll(_START_TIMEOUT) or self.conn.recv() != ("ready",):
+
+    def wait_ready(self) -> None:
+        """Until the worker's imports are done, so that starting one (seconds on a busy
+        machine) never counts against a query's time limit; killed if it does not start."""
+        try:
+            ready = self.conn.poll(_START_TIMEOUT) and self.conn.recv() == ("ready",)
+        except (EOFError, OSError):  # it ended first (killed by `close`)
+            ready = False
+        if not ready:
             self.kill()
             raise InvalidInput("A query worker did not start; try again")
 

@@ -116,6 +116,11 @@ class KnowledgeService(KnowledgeReads):
                 await self.load_sample_data()
             self._started = True
 
+    def start_query_workers(self) -> None:
+        """Start the processes that check and answer people's queries now, in the background,
+        so that the first query waits for none of them (`graphwright serve` does, once up)."""
+        self.backend.start_query_workers()
+
     async def aclose(self) -> None:
         await self.backend.aclose()
 

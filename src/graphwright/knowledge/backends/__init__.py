@@ -80,6 +80,11 @@ class KnowledgeBackend(Protocol):
         """Every quad the knowledge base holds, as N-Quads."""
         ...
 
+    def start_query_workers(self) -> None:
+        """Start the processes that check or answer people's queries now, in the background,
+        rather than on the first query."""
+        ...
+
     async def aclose(self) -> None: ...
 
 

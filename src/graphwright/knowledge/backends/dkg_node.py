@@ -105,6 +105,9 @@ class DirectQueryStore:
     async def dump(self) -> bytes:
         raise InvalidInput(EXPORT_REFUSED)
 
+    def start_query_workers(self) -> None:
+        self._workers.start()
+
     async def aclose(self) -> None:
         """The query workers stop; the client opens one HTTP session per request."""
         self._workers.close()
@@ -271,6 +274,9 @@ class DkgNodeKnowledgeBase:
 
     async def export(self) -> bytes:
         raise InvalidInput(EXPORT_REFUSED)
+
+    def start_query_workers(self) -> None:
+        self._store.start_query_workers()
 
     async def aclose(self) -> None:
         await self._store.aclose()

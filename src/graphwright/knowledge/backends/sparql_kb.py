@@ -178,6 +178,9 @@ class SparqlKnowledgeBase:
     async def export(self) -> bytes:
         return await self.store.dump()
 
+    def start_query_workers(self) -> None:
+        self.store.start_query_workers()
+
     async def aclose(self) -> None:
         await self.store.aclose()
 

@@ -55,6 +55,10 @@ class TripleStore(Protocol):
         """Every quad, as N-Quads."""
         ...
 
+    def start_query_workers(self) -> None:
+        """Start the worker processes of `user_query` now, in the background, not on first use."""
+        ...
+
     async def aclose(self) -> None: ...
 
 
@@ -127,6 +131,9 @@ class EmbeddedStore:
 
     async def dump(self) -> bytes:
         return await self._run(lambda: self._store.dump(format=ox.RdfFormat.N_QUADS))
+
+    def start_query_workers(self) -> None:
+        self._workers.start()
 
     async def aclose(self) -> None:
         self._workers.close()
@@ -289,6 +296,9 @@ class RemoteSparqlStore:
             raise StoreUnavailable(
                 f"The SPARQL server answered {response.status_code}: {response.text[:500]}"
             )
+
+    def start_query_workers(self) -> None:
+        self._workers.start()
 
     async def aclose(self) -> None:
         self._workers.close()
