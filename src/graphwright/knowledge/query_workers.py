@@ -59,8 +59,9 @@ class QueryWorkers:
         self._slots: asyncio.Semaphore | None = None
         self._busy: set[_Worker] = set()
         self._starting: set[_Worker] = set()
+        self._launching = 0  # places taken by workers being started
         self._closed = False
-        # Guards the three sets: the start ahead changes them from its own thread.
+        # Guards the sets and the count: the start ahead changes them from its own thread.
         self._changed = threading.Condition()
 
     def start(self) -> None:
@@ -152,16 +153,14 @@ class QueryWorkers:
         """An idle worker, marked busy; else a new one, unless the workers started ahead already
         fill every place: then the first of them that is ready. Blocks: run it in a thread."""
         with self._changed:
-            while not self._idle and self._starting and self._count() >= self._size:
+            while not self._idle and self._launching and self._count() >= self._size:
                 self._changed.wait()
             if self._idle:
                 worker = self._idle.pop()
                 self._busy.add(worker)
                 return worker
-        worker = self._started()
-        with self._changed:
-            self._busy.add(worker)
-        return worker
+            self._launching += 1
+        return self._launch(busy=True)
 
     def _put_back(self, worker: _Worker, *, alive: bool) -> None:
         with self._changed:
@@ -175,38 +174,52 @@ class QueryWorkers:
             with self._changed:
                 if self._closed or self._count() >= self._size:
                     return
+                self._launching += 1
             try:
-                worker = self._started()
+                self._launch(busy=False)
             except InvalidInput as exc:  # the first query starts one again
                 if not self._closed:
                     logger.warning("A query worker could not be started ahead: %s", exc)
                 return
-            with self._changed:
-                closed = self._closed
-                if not closed:
-                    self._idle.append(worker)
-                    self._changed.notify_all()
-            if closed:
-                worker.kill()
 
-    def _started(self) -> _Worker:
-        """A new worker, ready; counted while it starts, so that `close` can stop it (and
-        after `close`, none starts)."""
-        worker = _Worker()
+    def _launch(self, *, busy: bool) -> _Worker:
+        """A new worker, in the place the caller reserved (`_launching`), then busy or idle.
+        While it starts, `close` can stop it; after `close`, none starts."""
+        try:
+            worker = _Worker()
+        except BaseException:
+            self._give_up_place(None)
+            raise
         with self._changed:
             self._starting.add(worker)
             if self._closed:
                 worker.process.kill()
         try:
             worker.wait_ready()
-        finally:
-            with self._changed:
-                self._starting.discard(worker)
-                self._changed.notify_all()
+        except BaseException:
+            self._give_up_place(worker)
+            raise
+        with self._changed:
+            self._launching -= 1
+            self._starting.discard(worker)
+            closed = self._closed
+            if not closed:
+                (self._busy.add if busy else self._idle.append)(worker)
+            self._changed.notify_all()
+        if closed:
+            worker.kill()
+            raise InvalidInput("The query workers are stopping")
         return worker
 
+    def _give_up_place(self, worker: _Worker | None) -> None:
+        with self._changed:
+            self._launching -= 1
+            if worker is not None:
+                self._starting.discard(worker)
+            self._changed.notify_all()
+
     def _count(self) -> int:
-        return len(self._idle) + len(self._busy) + len(self._starting)
+        return len(self._idle) + len(self._busy) + self._launching
 
 
 class _Worker:

@@ -1,0 +1,68 @@
+"""QueryWorkers.start: up to `size` idle workers start in a background thread; the queries that
+come meanwhile use them rather than starting more; close stops those still starting."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import psutil
+
+from graphwright.knowledge.query_workers import QueryWorkers
+
+
+def workers() -> set[int]:
+    return {
+        child.pid
+        for child in psutil.Process().children()
+        if "graphwright.knowledge.query_workers" in " ".join(child.cmdline())
+    }
+
+
+def wait_for_workers(count: int, before: set[int]) -> set[int]:
+    deadline = time.monotonic() + 120
+    while len(workers() - before) < count:
+        assert time.monotonic() < deadline, "the workers did not start"
+        time.sleep(0.1)
+    return workers() - before
+
+
+async def test_started_ahead_workers_answer_the_first_queries() -> None:
+    before = workers()
+    pool = QueryWorkers(2)
+    try:
+        pool.start()  # returns at once: the workers start in a thread
+        started = await asyncio.to_thread(wait_for_workers, 2, before)
+        answers = await asyncio.gather(*(pool.check("ASK {}", timeout=30) for _ in range(4)))
+        assert all(answer.kind == "ASK" for answer in answers)
+        assert workers() - before == started
+    finally:
+        pool.close()
+
+
+async def test_queries_during_the_start_wait_for_its_workers_not_start_more() -> None:
+    before = workers()
+    pool = QueryWorkers(2)
+    try:
+        pool.start()
+        answers = await asyncio.gather(*(pool.check("ASK {}", timeout=120) for _ in range(6)))
+        assert all(answer.kind == "ASK" for answer in answers)
+        assert len(workers() - before) <= 2
+    finally:
+        pool.close()
+
+
+def test_close_during_the_start_leaves_no_worker() -> None:
+    before = workers()
+    pool = QueryWorkers(2)
+    pool.start()
+    deadline = time.monotonic() + 30
+    while not workers() - before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    pool.close()
+    deadline = time.monotonic() + 10  # the starter thread reaps the killed worker
+    while workers() - before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert {
+        pid for pid in workers() - before if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    } == set()
