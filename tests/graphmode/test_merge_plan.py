@@ -1,8 +1,7 @@
 """A node merge is prepared outside its write transaction, change log included (issue 29, M7).
 
-The prepared change log must be the one applying its ops one by one records (`ops.apply_ops`,
-which reads every row it touches, as merges did inside the transaction before): undo, redo and
-time travel replay it.
+The prepared change log must be the one applying its ops one run at a time records (`OpsPlanner`,
+the rules of each op, which reads every row it touches): undo, redo and time travel replay it.
 """
 
 from __future__ import annotations
@@ -17,8 +16,9 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 
 from graphwright.db import Database
+from graphwright.graphmode.change import Change
 from graphwright.graphmode.merge_plan import plan_merge
-from graphwright.graphmode.ops import apply_ops
+from graphwright.graphmode.ops_plan import OpsPlanner, apply_plan
 from graphwright.graphmode.repository import GraphRepository
 from graphwright.graphmode.service import GraphService
 
@@ -77,7 +77,11 @@ def test_a_prepared_merge_logs_what_applying_its_ops_one_by_one_logs(
     with pytest.raises(RolledBack), database.write() as session:
         repo = GraphRepository(session)
         project = repo.lock_project(conversation, plan.now)
-        assert apply_ops(repo, project.id, plan.forward) == plan.inverse
+        planner = OpsPlanner(repo, project.id, project.version, plan.now)
+        planner.run_all(plan.forward)
+        ops_plan = planner.plan(None)
+        assert ops_plan.inverse == plan.inverse
+        apply_plan(Change(repo, project.id, project.version + 1, plan.now), ops_plan)
         one_by_one = (repo.all_nodes(project.id), repo.all_edges(project.id))
         raise RolledBack
     service.merge_nodes(conversation, IDS[0], remove, actor=ACTOR)

@@ -16,7 +16,7 @@ from graphwright.graphmode import history_words
 from graphwright.graphmode.events import GraphEvents
 from graphwright.graphmode.limits import GraphLimits, check_text
 from graphwright.graphmode.models import GraphChangeset
-from graphwright.graphmode.ops import Op, apply_ops, flatten_inverse
+from graphwright.graphmode.ops import Op, flatten_inverse
 from graphwright.graphmode.repository import GraphRepository, ProjectRow
 from graphwright.graphmode.rows import changeset_summary, utc_now
 from graphwright.graphmode.schemas import (
@@ -56,7 +56,7 @@ Planner = Callable[[GraphRepository, int | None, int, datetime], P]
 
 @dataclass
 class Change:
-    """The write in progress: the ops applied so far and their inverse."""
+    """The write in progress: the ops written so far and their inverse."""
 
     repo: GraphRepository
     project_id: int
@@ -67,11 +67,6 @@ class Change:
     summary: dict[str, Any] = field(default_factory=dict)
     kind: str = "edit"
     target: GraphChangeset | None = None
-
-    def apply(self, ops: list[Op]) -> list[Op]:
-        inverse = apply_ops(self.repo, self.project_id, ops)
-        self.record(ops, inverse)
-        return inverse
 
     def record(self, forward: list[Op], inverse: list[Op]) -> None:
         self.forward.extend(forward)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from graphwright.errors import Conflict, InvalidInput
 from graphwright.graphmode.change import Change, GraphServiceBase, existing_project, no_version
 from graphwright.graphmode.history_words import describe
@@ -174,18 +172,29 @@ class GraphHistory(GraphServiceBase):
         actor: str,
         expected_version: int | None = None,
     ) -> Written[ChangesetSummary]:
-        """Make the graph what it was at `version`, as one new (undoable) version."""
+        """Make the graph what it was at `version`, as one new (undoable) version: the history
+        replayed and the graph diffed with it before the write transaction (see `ops_plan`)."""
 
-        def build(change: Change) -> None:
-            project = ProjectRow(change.project_id, conversation_id, change.version - 1, None)
+        def plan(planner: OpsPlanner) -> None:
+            if planner.project_id is None:  # the graph is made by this write, at version 0
+                if version != 0:
+                    raise no_version(version, 0)
+                return
+            project = ProjectRow(planner.project_id, conversation_id, planner.version, None)
             # The replay starts from the current rows: one read of them serves both states.
             (nodes_now, edges_now), (nodes_then, edges_then) = self._replay(
-                change.repo, project, [project.version, version]
+                planner.repo, project, [project.version, version]
             )
-            change.apply(_revert_ops(nodes_now, edges_now, nodes_then, edges_then, change.now))
+            planner.run_all(_revert_ops(nodes_now, edges_now, nodes_then, edges_then))
+
+        def apply(change: Change, plan: OpsPlan[None]) -> None:
+            apply_plan(change, plan)
             change.summary["revertedTo"] = version
 
-        return self._write_summary(conversation_id, "revert", actor, expected_version, build)
+        return self._write_planned(
+            conversation_id, "revert", actor, expected_version, ops_planner(plan), apply,
+            write=self._write_summary,
+        )  # fmt: skip
 
     def delete_graph(self, conversation_id: str) -> None:
         """Delete the conversation's graph with its history (not undoable); none is fine."""
@@ -238,7 +247,6 @@ def _revert_ops(
     edges_now: dict[str, Row],
     nodes_then: dict[str, Row],
     edges_then: dict[str, Row],
-    now: datetime,
 ) -> list[Op]:
     """Ops that turn the current graph into the earlier one; changed edges are re-added."""
     changed_edges = {

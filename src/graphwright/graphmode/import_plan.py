@@ -154,7 +154,7 @@ def _log_updates(
     plan: ImportPlan, op: str, columns: tuple[str, ...], changes: list[tuple[Row, Row]]
 ) -> None:
     """The change-log ops of a run of updates, and their inverse (last update undone first),
-    as `ops.apply_ops` would have recorded them."""
+    as `OpsPlanner.run` would have recorded them."""
     forward = [
         {"op": op, "id": old["id"], "set": row_to_json({c: new[c] for c in columns})}
         for old, new in changes

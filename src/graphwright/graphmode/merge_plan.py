@@ -92,7 +92,7 @@ def plan_merge(
         kept_node=repo.encode_updates(NODE_UPDATE_COLUMNS, [{**merged, "id": keep_id}]),
         removed_nodes=remove_ids,
     )
-    # The ops and their inverse as `ops.apply_ops` records them: a run per kind of op, the last
+    # The ops and their inverse as `OpsPlanner.run_all` records them: a run per kind of op, the last
     # run undone first. The removed nodes take no links with them: every one was re-pointed.
     plan.forward = [
         *({"op": "remove_edge", "id": i} for i in dropped),

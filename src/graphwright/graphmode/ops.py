@@ -1,5 +1,5 @@
-"""The change-log op vocabulary: applying ops to the database (returning their inverse) and to an
-in-memory graph (for time travel).
+"""The change-log op vocabulary: ops and their rows as JSON, the inverse of updates, and ops
+applied to an in-memory graph (for time travel). `ops_plan` applies them to the database.
 
 Ops are JSON objects:
   {"op": "add_node", "node": row}          {"op": "remove_node", "id": ...}
@@ -15,13 +15,12 @@ The inverse of a list of ops is the inverses of its runs of equal ops, last run 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Container
+from collections.abc import Callable
 from datetime import datetime
-from itertools import groupby
 from typing import Any
 
-from graphwright.errors import Conflict, NotFound
-from graphwright.graphmode.repository import GraphRepository, Row
+from graphwright.errors import NotFound
+from graphwright.graphmode.repository import Row
 
 Op = dict[str, Any]
 TIMESTAMPS = ("created_at", "updated_at")
@@ -50,26 +49,12 @@ def flatten_inverse(runs: list[list[Op]]) -> list[Op]:
     return [op for run in reversed(runs) for op in run]
 
 
-def apply_ops(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
-    """Apply `ops` in order; return the ops that undo them."""
-    runs: list[list[Op]] = []
-    for name, group in groupby(ops, key=lambda op: op["op"]):
-        runs.append(_DB_HANDLERS[name](repo, project_id, list(group)))
-    return flatten_inverse(runs)
-
-
 def missing_node(node_id: str) -> NotFound:
     return NotFound(f"No node '{node_id}' in this graph")
 
 
 def missing_edge(edge_id: str) -> NotFound:
     return NotFound(f"No edge '{edge_id}' in this graph")
-
-
-def _require(found: Container[str], ids: list[str], missing: Callable[[str], NotFound]) -> None:
-    for wanted in ids:
-        if wanted not in found:
-            raise missing(wanted)
 
 
 def updated(
@@ -90,114 +75,6 @@ def updated(
         old = row_to_json({key: current[key] for key in values})
         inverse.append({"op": op["op"], "id": op["id"], "set": old})
     return list(reversed(inverse)), writes
-
-
-def _add_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
-    rows = [row_from_json(op["node"]) for op in ops]
-    ids = [row["id"] for row in rows]
-    seen: set[str] = set()
-    for node_id in ids:
-        if node_id in seen:
-            raise Conflict(f"Node id '{node_id}' appears twice in this request")
-        seen.add(node_id)
-    taken = repo.existing_node_ids(project_id, ids)
-    if taken:
-        raise Conflict(f"A node with id '{min(taken)}' already exists in this graph")
-    repo.insert_nodes(project_id, rows)
-    return [{"op": "remove_node", "id": node_id} for node_id in reversed(ids)]
-
-
-def _remove_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
-    ids = list(dict.fromkeys(op["id"] for op in ops))
-    found = repo.nodes_by_ids(project_id, ids)
-    _require(found, ids, missing_node)
-    touching = repo.edges_touching(project_id, ids)
-    repo.delete_nodes(project_id, ids)
-    restore = [{"op": "add_node", "node": row_to_json(found[i])} for i in ids]
-    return restore + [{"op": "add_edge", "edge": row_to_json(e)} for e in touching.values()]
-
-
-def _update_nodes(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
-    found = repo.nodes_by_ids(project_id, [op["id"] for op in ops])
-    inverse, writes = updated(ops, found, missing_node)
-    repo.update_nodes(project_id, [(current["id"], values) for current, values in writes])
-    return inverse
-
-
-def _check_endpoints(repo: GraphRepository, project_id: int, rows: list[Row]) -> None:
-    wanted = {row["source"] for row in rows} | {row["target"] for row in rows}
-    present = repo.existing_node_ids(project_id, wanted)
-    for row in rows:
-        for end in ("source", "target"):
-            if row[end] not in present:
-                raise NotFound(
-                    f"Cannot connect '{row['source']}' -> '{row['target']}': "
-                    f"no node '{row[end]}' in this graph"
-                )
-
-
-def _add_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
-    rows = [row_from_json(op["edge"]) for op in ops]
-    ids = [row["id"] for row in rows]
-    if len(set(ids)) != len(ids):
-        raise Conflict("An edge id appears twice in this request")
-    taken = repo.edges_by_ids(project_id, ids)
-    if taken:
-        raise Conflict(f"An edge with id '{min(taken)}' already exists in this graph")
-    _check_endpoints(repo, project_id, rows)
-    repo.insert_edges(project_id, rows)
-    return [{"op": "remove_edge", "id": edge_id} for edge_id in reversed(ids)]
-
-
-def _remove_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
-    ids = list(dict.fromkeys(op["id"] for op in ops))
-    found = repo.edges_by_ids(project_id, ids)
-    _require(found, ids, missing_edge)
-    repo.delete_edges(project_id, ids)
-    return [{"op": "add_edge", "edge": row_to_json(found[i])} for i in ids]
-
-
-def _update_edges(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
-    found = repo.edges_by_ids(project_id, [op["id"] for op in ops])
-    return update_edges_read(repo, project_id, ops, found)
-
-
-def update_edges_read(
-    repo: GraphRepository, project_id: int, ops: list[Op], found: dict[str, Row]
-) -> list[Op]:
-    """Apply a run of `update_edge` ops to edges already read in this transaction (`found`,
-    which follows the writes); their inverse."""
-    inverse, writes = updated(ops, found, missing_edge)
-    # The nodes stay as they are through a run of edge updates: their ends are checked at once.
-    moved = [{**current, **values} for current, values in writes if values.keys() & ENDS]
-    if moved:
-        _check_endpoints(repo, project_id, moved)
-    repo.update_edges(project_id, [(current["id"], values) for current, values in writes])
-    return inverse
-
-
-def _stash(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
-    for op in ops:
-        repo.stash(project_id, op["version"], only_created=op["scope"] == "created")
-    return [{**op, "op": "unstash"} for op in reversed(ops)]
-
-
-def _unstash(repo: GraphRepository, project_id: int, ops: list[Op]) -> list[Op]:
-    for op in ops:
-        repo.unstash(project_id, op["version"])
-    return [{**op, "op": "stash"} for op in reversed(ops)]
-
-
-_DB_HANDLERS: dict[str, Callable[[GraphRepository, int, list[Op]], list[Op]]] = {
-    "add_node": _add_nodes,
-    "remove_node": _remove_nodes,
-    "update_node": _update_nodes,
-    "add_edge": _add_edges,
-    "remove_edge": _remove_edges,
-    "update_edge": _update_edges,
-    "stash": _stash,
-    "unstash": _unstash,
-}
 
 
 class MemoryGraph:

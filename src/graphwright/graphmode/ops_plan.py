@@ -6,7 +6,8 @@ read and checked every row they name there, one statement at a time for a batch:
 `OpsPlanner` applies runs of ops to an overlay of those rows, read in bulk before the transaction,
 and records the statements, encoded for the driver; `apply_plan` hands them over in the
 transaction, once it found the graph still at the version the plan read (else GraphMoved, and the
-caller plans again). The checks, the errors and the inverse are those of `ops.apply_ops`.
+caller plans again). This is the one place the rules of each op (its checks, its errors, its
+inverse) are applied to the database: every write of ops, undo, redo, revert and clear included.
 """
 
 from __future__ import annotations
@@ -146,14 +147,14 @@ class OpsPlanner:
     # runs of ops
 
     def run(self, ops: list[Op]) -> list[Op]:
-        """Plan one run of ops of one kind as `ops.apply_ops` applies it; its inverse."""
+        """Plan one run of ops of one kind; its inverse."""
         inverse = _RUNS[ops[0]["op"]](self, ops)
         self.forward.extend(ops)
         self._inverse_runs.append(inverse)
         return inverse
 
     def run_all(self, ops: list[Op]) -> None:
-        """Plan ops in order, a run of equal ops at a time, as `ops.apply_ops` applies them."""
+        """Plan ops in order, a run of equal ops at a time (as the change log replays them)."""
         for _, run in groupby(ops, key=itemgetter("op")):
             self.run(list(run))
 

@@ -1,6 +1,6 @@
 """Graph Mode edits: nodes and edges one at a time, in bulk and in batches, and clearing.
 
-Every edit but clearing is planned before its write transaction (`ops_plan`, `edit_ops`)."""
+Every edit is planned before its write transaction (`ops_plan`, `edit_ops`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from graphwright.graphmode import edit_ops
 from graphwright.graphmode.change import Change, GraphServiceBase
-from graphwright.graphmode.ops_plan import OpsPlanner, apply_plan, ops_planner
+from graphwright.graphmode.ops_plan import OpsPlan, OpsPlanner, apply_plan, ops_planner
 from graphwright.graphmode.reads import select_nodes
 from graphwright.graphmode.repository import Row
 from graphwright.graphmode.rows import edge_model, node_id
@@ -236,13 +236,23 @@ class GraphWrites(GraphServiceBase):
     ) -> Written[Removal]:
         """Remove everything. The rows move to the stash, so the changeset stays small."""
 
-        def build(change: Change) -> Removal:
-            node_count, edge_count = change.repo.counts(change.project_id)
-            change.apply([{"op": "stash", "scope": "all", "version": change.version}])
-            change.summary["cleared"] = {"nodes": node_count, "edges": edge_count}
+        def plan(planner: OpsPlanner) -> Removal:
+            node_count, edge_count = (
+                planner.repo.counts(planner.project_id)
+                if planner.project_id is not None
+                else (0, 0)
+            )
+            planner.run([{"op": "stash", "scope": "all", "version": planner.made}])
             return Removal(node_count=node_count, edge_count=edge_count)
 
-        return self._write(conversation_id, "clear", actor, expected_version, build)
+        def apply(change: Change, plan: OpsPlan[Removal]) -> Removal:
+            removal = apply_plan(change, plan)
+            change.summary["cleared"] = {"nodes": removal.node_count, "edges": removal.edge_count}
+            return removal
+
+        return self._write_planned(
+            conversation_id, "clear", actor, expected_version, ops_planner(plan), apply
+        )
 
     def _write_ops(
         self,
