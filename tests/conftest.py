@@ -29,6 +29,10 @@ from sse_starlette.sse import AppStatus
 from graphwright.db import Database
 from graphwright.serving import server_config
 
+# The servers the tests start do not start processes ahead (eight per server, most never used in
+# a test); tests/test_warm_start.py starts its own with the default.
+os.environ.setdefault("GRAPHWRIGHT_WARM_START", "false")
+
 # CI shares two cores with databases and servers: a slow example is not a failing one.
 hypothesis_settings.register_profile("graphwright", deadline=None)
 hypothesis_settings.load_profile("graphwright")

@@ -88,6 +88,13 @@ def processes_of(home: Path) -> list[psutil.Process]:
     return found
 
 
+@pytest.fixture
+def database_url(tmp_path: Path) -> str:
+    """SQLite only: what starts ahead does not depend on the database, and each of these tests
+    starts a real server with eight processes (both backends took 83 s of the suite)."""
+    return f"sqlite:///{tmp_path / 'warm.db'}"
+
+
 def start_serve(tmp_path: Path, database_url: str, **env: str) -> subprocess.Popen[bytes]:
     port = free_port()
     variables = {

@@ -113,6 +113,11 @@ class Settings(BaseSettings):
     kb_sample_data: bool = Field(
         default=True, description="Load the bundled sample assets into an empty embedded store."
     )
+    warm_start: bool = Field(
+        default=True,
+        description="`graphwright serve` starts the chat's MCP servers (with a model) and the "
+        "query workers in the background once up, not on first use.",
+    )
     miner_runs_per_window: int = Field(
         default=10,
         ge=0,

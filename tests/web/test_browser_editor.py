@@ -474,9 +474,9 @@ def test_the_context_menu_starts_an_edge_and_deletes_the_node(browser: Any, live
 
 DRAWN_COLOURS = """
 const el = arguments[0];
-const chart = getElement(el.id.replace(/^c/, '')).chart;
-const series = chart.getOption().series[0];
-return Object.fromEntries((series.categories || []).map(c => [c.name, c.itemStyle.color]));
+const chart = getElement(el.id.replace(/^c/, ''))?.chart;
+const series = ((chart && chart.getOption()?.series) || [])[0];  // none until it has drawn
+return Object.fromEntries((series?.categories || []).map(c => [c.name, c.itemStyle.color]));
 """
 
 

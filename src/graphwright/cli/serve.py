@@ -25,7 +25,7 @@ def serve(
     updates = {key: value for key, value in (("host", host), ("port", port)) if value is not None}
     settings = settings.model_copy(update=updates)
     with bad_input_exits("serve"):
-        app = create_app(settings, web=True, warm_start=True)
+        app = create_app(settings, web=True, warm_start=settings.warm_start)
     console.print(
         f"graphwright on http://{settings.host}:{settings.port} (web UI at /) "
         f"({settings.data_location}); API calls need a token: graphwright token create",
