@@ -160,12 +160,13 @@ class GraphServiceBase:
         apply: Callable[[Change, P], T],
         *,
         write: Callable[..., Written[Any]] | None = None,
+        attempts: int = PLAN_ATTEMPTS,
     ) -> Written[Any]:
         """Write work planned outside the transaction (`apply` writes the plan), planning again
-        while the graph moves on meanwhile, and after PLAN_ATTEMPTS inside the transaction.
-        `write` is `_write` or `_write_summary`."""
+        while the graph moves on meanwhile, and after `attempts` inside the transaction (at once
+        with none). `write` is `_write` or `_write_summary`."""
         write = write or self._write
-        for _ in range(PLAN_ATTEMPTS):
+        for _ in range(attempts):
             planned = self._planned(conversation_id, plan)
             try:
                 return write(

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from graphwright.graphmode import edit_ops
-from graphwright.graphmode.change import Change, GraphServiceBase
+from graphwright.graphmode.change import PLAN_ATTEMPTS, Change, GraphServiceBase
 from graphwright.graphmode.ops_plan import OpsPlan, OpsPlanner, apply_plan, ops_planner
 from graphwright.graphmode.reads import select_nodes
 from graphwright.graphmode.repository import Row
@@ -46,7 +46,9 @@ class GraphWrites(GraphServiceBase):
         def plan(planner: OpsPlanner) -> Node:
             return edit_ops.add_nodes(planner, [node])[0]
 
-        return self._write_ops(conversation_id, "addNode", actor, expected_version, plan)
+        return self._write_ops(
+            conversation_id, "addNode", actor, expected_version, plan, single=True
+        )
 
     def update_node(
         self,
@@ -63,7 +65,9 @@ class GraphWrites(GraphServiceBase):
         def plan(planner: OpsPlanner) -> Node:
             return edit_ops.update_node(planner, node_id(raw_id), patch)
 
-        return self._write_ops(conversation_id, "updateNode", actor, expected_version, plan)
+        return self._write_ops(
+            conversation_id, "updateNode", actor, expected_version, plan, single=True
+        )
 
     def remove_node(
         self,
@@ -78,7 +82,9 @@ class GraphWrites(GraphServiceBase):
         def plan(planner: OpsPlanner) -> Removal:
             return edit_ops.remove(planner, "remove_node", [node_id(raw_id)])
 
-        return self._write_ops(conversation_id, "removeNode", actor, expected_version, plan)
+        return self._write_ops(
+            conversation_id, "removeNode", actor, expected_version, plan, single=True
+        )
 
     def add_edge(
         self,
@@ -93,7 +99,9 @@ class GraphWrites(GraphServiceBase):
         def plan(planner: OpsPlanner) -> Edge:
             return edit_ops.add_edges(planner, [edge])[0]
 
-        return self._write_ops(conversation_id, "addEdge", actor, expected_version, plan)
+        return self._write_ops(
+            conversation_id, "addEdge", actor, expected_version, plan, single=True
+        )
 
     def update_edge(
         self,
@@ -110,7 +118,9 @@ class GraphWrites(GraphServiceBase):
         def plan(planner: OpsPlanner) -> Edge:
             return edge_model(edit_ops.update_edges(planner, [(edge_id, patch)])[0])
 
-        return self._write_ops(conversation_id, "updateEdge", actor, expected_version, plan)
+        return self._write_ops(
+            conversation_id, "updateEdge", actor, expected_version, plan, single=True
+        )
 
     def remove_edge(
         self,
@@ -125,7 +135,9 @@ class GraphWrites(GraphServiceBase):
         def plan(planner: OpsPlanner) -> Removal:
             return edit_ops.remove(planner, "remove_edge", [edge_id])
 
-        return self._write_ops(conversation_id, "removeEdge", actor, expected_version, plan)
+        return self._write_ops(
+            conversation_id, "removeEdge", actor, expected_version, plan, single=True
+        )
 
     def add_nodes(
         self,
@@ -261,8 +273,18 @@ class GraphWrites(GraphServiceBase):
         actor: str,
         expected_version: int | None,
         plan: Callable[[OpsPlanner], T],
+        *,
+        single: bool = False,
     ) -> Written[T]:
-        """A write of the ops `plan` runs, planned before its transaction (see `ops_plan`)."""
+        """A write of the ops `plan` runs, planned before its transaction (see `ops_plan`). A
+        `single` edit names a row or two: it is planned in its transaction, where that costs
+        less than the read transaction planning it first would."""
         return self._write_planned(
-            conversation_id, command, actor, expected_version, ops_planner(plan), apply_plan
+            conversation_id,
+            command,
+            actor,
+            expected_version,
+            ops_planner(plan),
+            apply_plan,
+            attempts=0 if single else PLAN_ATTEMPTS,
         )

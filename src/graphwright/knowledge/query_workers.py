@@ -128,11 +128,15 @@ class QueryWorkers:
 
     def _take_idle(self) -> _Worker | None:
         with self._changed:
-            if not self._idle:
-                return None
-            worker = self._idle.pop()
-            self._busy.add(worker)
-            return worker
+            return self._busy_idle()
+
+    def _busy_idle(self) -> _Worker | None:
+        """An idle worker, now marked busy, or None. The caller holds `_changed`."""
+        if not self._idle:
+            return None
+        worker = self._idle.pop()
+        self._busy.add(worker)
+        return worker
 
     async def _take_in_thread(self) -> _Worker:
         """`_take`, off the event loop. A caller that goes away meanwhile leaves the worker it
@@ -155,9 +159,7 @@ class QueryWorkers:
         with self._changed:
             while not self._idle and self._launching and self._count() >= self._size:
                 self._changed.wait()
-            if self._idle:
-                worker = self._idle.pop()
-                self._busy.add(worker)
+            if worker := self._busy_idle():
                 return worker
             self._launching += 1
         return self._launch(busy=True)
