@@ -512,6 +512,41 @@ def test_a_type_has_the_same_colour_in_the_chat_graph_and_the_editor(
     assert all(colour == type_colour(name) for name, colour in chat.items())
 
 
+def _update_every_chart_from_the_server() -> None:
+    """What NiceGUI does when a chart element is sent to the page again (as a chart created after
+    the page loaded is): the page calls the element's update method."""
+    from nicegui import Client, core
+
+    charts = [
+        element
+        for client in list(Client.instances.values())
+        for element in list(client.elements.values())
+        if "graph-chart" in element._markers
+    ]
+    assert charts
+    for chart in charts:
+        core.loop.call_soon_threadsafe(chart.update)
+
+
+def test_a_drawn_graph_stays_drawn_when_the_page_updates_its_chart(
+    browser: Any, live: LiveUI
+) -> None:
+    """CI, stop 37: the chat page's graph stayed empty. Its chart is created after the page has
+    loaded, so NiceGUI sends it in an update, after which the page ran the chart's update method:
+    `setOption` of the element's empty `options` with notMerge, wiping the graph drawn first."""
+    with live.api() as api:
+        turn = api.post("/api/chat", json={"message": "/kg.queryNeighbors TP53", "stream": False})
+        assert turn.status_code == 200, turn.text
+        cid = turn.json()["data"]["conversationId"]
+    sign_in(browser, live.url, live.token)
+    browser.get(f"{live.url}/c/{cid}")
+    drawn = drawn_colours(browser)
+    assert "Gene" in drawn
+    _update_every_chart_from_the_server()
+    browser.execute_script("return new Promise(done => setTimeout(done, 500));")
+    assert browser.execute_script(DRAWN_COLOURS, find(browser, "graph-chart")) == drawn
+
+
 def test_a_right_click_deletes_the_node_pointed_at_and_offers_undo(
     browser: Any, live: LiveUI
 ) -> None:

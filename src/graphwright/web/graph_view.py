@@ -120,6 +120,11 @@ class GraphView:
                 .mark("graph-chart")
                 .props('data-testid="graph-chart"')
             )
+            # What the chart shows is drawn in the page (BROWSER_SIDE), never through the
+            # element's `options`. NiceGUI's update method would set those empty options with
+            # notMerge, wiping the graph, each time the element reaches the page again, as every
+            # chart created after the page loaded does (the page can run it after the drawing).
+            self.chart._update_method = None
         # NiceGUI's on_point_click needs a `value`, which graph nodes have not: read the click
         # (only what tells the item apart) from ECharts' own event.
         self.chart.on("componentClick", self._clicked, CLICK_ARGS)
