@@ -95,6 +95,8 @@ def test_undo_all_then_redo_all(service: GraphService, ops: list[tuple]) -> None
         try:
             run(service, conversation, operation)
         except (NotFound, Conflict, InvalidInput):
+            if operation[0] == "import":
+                raise  # a valid graph, which the graph may take whatever it holds
             continue  # a refused operation changes nothing, checked below
         finally:
             states[service.version(conversation)] = snapshot(service, conversation)

@@ -290,6 +290,54 @@ def test_import_merges_by_core_rules_and_undo_redo(service: GraphService) -> Non
     assert len(service.state(C).nodes) == 3 and len(service.state(C).edges) == 2
 
 
+def test_an_import_naming_a_node_leaves_its_other_edges_alone(service: GraphService) -> None:
+    """Importing a node the graph holds failed with "link 0 points to missing node 'B:1'" when
+    that node had an edge to a node the import did not name."""
+    for node_id in ("A:1", "B:1"):
+        service.add_node(C, gene(node_id), actor=ACTOR)
+    service.add_edge(C, link("A:1", "B:1"), actor=ACTOR)
+    before = service.state(C)
+    report, _ = service.import_graph(
+        C, {"nodes": [{"id": "A:1", "name": "A:1", "x": 1}], "links": []}, actor=ACTOR
+    )
+    assert (report.nodes_added, report.nodes_merged) == (0, 1)
+    state = service.state(C)
+    assert service.get_node(C, "A:1").data["x"] == 1
+    assert state.edges == before.edges
+
+
+def test_an_import_keeps_the_id_of_a_stored_node_that_declares_equivalents(
+    service: GraphService,
+) -> None:
+    """make test, stop 37 (hypothesis): X:3 had absorbed X:0 (so declares it equivalent), X:0 was
+    added again, and importing X:3 merged it under the id X:0, its class's first id: the import
+    inserted a second X:0 (UNIQUE violation). A stored node keeps its id, and two stored nodes are
+    never made one by what one of them declares."""
+    for node_id in ("X:3", "X:0"):
+        service.add_node(C, gene(node_id), actor=ACTOR)
+    service.add_edge(C, link("X:3", "X:0"), actor=ACTOR)
+    service.merge_nodes(C, "X:3", ["X:0"], actor=ACTOR)
+    service.add_node(C, gene("X:0", "again"), actor=ACTOR)
+    service.add_edge(C, link("X:3", "X:0", "again"), actor=ACTOR)
+    before = service.state(C)
+    incoming = {
+        "nodes": [{"id": "X:3", "name": "X:3", "category": "gene", "new": 1},
+                  {"id": "X:5", "name": "X:5", "category": "gene", "equivalent_ids": ["X:6"]}],
+        "links": [{"source": "X:3", "target": "X:5", "label": "imp"}],
+    }  # fmt: skip
+    report, _ = service.import_graph(C, incoming, actor=ACTOR)
+    assert (report.nodes_added, report.nodes_merged) == (1, 1)
+    state = service.state(C)
+    nodes = {n.id: n for n in state.nodes}
+    assert sorted(nodes) == ["X:0", "X:3", "X:5"]
+    assert nodes["X:3"].data["new"] == 1
+    assert nodes["X:3"].data["equivalent_ids"] == before.nodes[1].data["equivalent_ids"]
+    assert nodes["X:0"] == next(n for n in before.nodes if n.id == "X:0")
+    assert nodes["X:5"].data["equivalent_ids"] == ["X:5", "X:6"]
+    assert [e for e in state.edges if e.label != "imp"] == before.edges
+    assert [(e.source, e.target) for e in state.edges if e.label == "imp"] == [("X:3", "X:5")]
+
+
 def test_import_rejects_bad_graph_without_change(service: GraphService) -> None:
     service.add_node(C, gene("A:1"), actor=ACTOR)
     with pytest.raises(InvalidInput, match="missing node"):

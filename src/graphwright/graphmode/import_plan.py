@@ -14,6 +14,8 @@ from datetime import datetime
 from typing import Any
 
 from graphwright.core.merge import GraphAccumulator
+from graphwright.core.merge_rules import EQUIVALENT_IDS, equivalence_fields
+from graphwright.core.merge_values import CONFLICTS, merge_conflicts, merge_properties
 from graphwright.graphmode.change import Change
 from graphwright.graphmode.ops import Op, row_to_json
 from graphwright.graphmode.repository import EDGE_COLUMNS, NODE_COLUMNS, GraphRepository, Row
@@ -28,6 +30,8 @@ from graphwright.graphmode.rows import (
 from graphwright.graphmode.schemas import ImportReport
 
 EXISTING = "__existing__"  # provenance tag of rows already stored, removed after a merge
+EQUIVALENCE_FIELDS = equivalence_fields(xref_equivalence=False)  # as GraphAccumulator()
+_NOT_MERGED = frozenset({EQUIVALENT_IDS, CONFLICTS})
 NODE_UPDATE_COLUMNS = ("label", "type", "data", "position", "updated_at")
 # An import merges edges by (source, label, target), so their ends never change; leaving them
 # out of the update spares SQLite rewriting the indexes on them.
@@ -87,6 +91,8 @@ def plan_import(
         label, kind = seed.pop("label", None), seed.pop("type", None)
         seed.pop("id", None)
         stored = stored_edges.get((source, label or "", target)) if stored_edges else None
+        if stored is not None and "evidence" not in stored["data"] and not seed.get("evidence"):
+            seed.pop("evidence", None)  # `seed_link` gave it the empty list the merge needs
         fields = {"source": source, "target": target, "label": label, "type": kind, "data": seed}
         if stored is None:
             new_edges.append(
@@ -136,7 +142,8 @@ def apply_import(change: Change, plan: ImportPlan) -> ImportReport:
 def _stored_rows(
     repo: GraphRepository, project_id: int | None, graph: dict[str, Any]
 ) -> tuple[dict[str, Row], dict[tuple[str, str, str], Row]]:
-    """The stored nodes the import names, and the stored edges leaving them, by merge key."""
+    """The stored nodes the import names, and the stored edges between them, by merge key: an
+    incoming link names two incoming nodes, so no other stored edge can be the same edge."""
     if project_id is None:
         return {}, {}
     node_count, edge_count = repo.counts(project_id)
@@ -146,7 +153,8 @@ def _stored_rows(
         stored_nodes = repo.nodes_by_ids(project_id, [n["id"] for n in graph["nodes"]])
     if edge_count and stored_nodes:
         for row in repo.edges_from_sources(project_id, stored_nodes):
-            stored_edges[(row["source"], row["label"] or "", row["target"])] = row
+            if row["target"] in stored_nodes:
+                stored_edges[(row["source"], row["label"] or "", row["target"])] = row
     return stored_nodes, stored_edges
 
 
@@ -182,18 +190,44 @@ def _merge_with_stored(
     stored_nodes: dict[str, Row],
     stored_edges: dict[tuple[str, str, str], Row],
 ) -> dict[str, Any]:
-    """The import merged with the stored rows it touches, by the core merge rules."""
+    """The import merged with the stored rows it touches, by the core merge rules.
+
+    A stored node keeps its id and stays one node: what it declares equivalent is set aside while
+    merging, and given back after. Merged in, it could elect another of its ids to lead it (the
+    import would then insert a second node) or join it with another stored node.
+    """
+    declared: dict[str, Row] = {}
+    seeds = []
+    for row in stored_nodes.values():
+        seed = seed_node(row)
+        held = {name: seed.pop(name) for name in EQUIVALENCE_FIELDS if name in seed}
+        if held:
+            declared[row["id"]] = held
+        seeds.append(seed)
     merger = GraphAccumulator()
     merger.add(
-        {
-            "nodes": [seed_node(r) for r in stored_nodes.values()],
-            "links": [seed_link(r, with_id=False) for r in stored_edges.values()],
-        },
+        {"nodes": seeds, "links": [seed_link(r, with_id=False) for r in stored_edges.values()]},
         result_id=EXISTING,
     )
     merger.add(graph, result_id=result_id)
     merged = merger.to_graph()
-    return {
-        "nodes": [without_existing_tag(n) for n in merged["nodes"]],
-        "links": [without_existing_tag(link) for link in merged["links"]],
-    }
+    nodes = [without_existing_tag(n) for n in merged["nodes"]]
+    for node in nodes:
+        held = declared.get(node["id"])
+        if held:
+            _give_back(node, held)
+    return {"nodes": nodes, "links": [without_existing_tag(link) for link in merged["links"]]}
+
+
+def _give_back(node: dict[str, Any], held: Row) -> None:
+    """Merge what a stored node declared back into it, the stored values first (so a node the
+    import adds nothing to is not rewritten)."""
+    restored = dict(held)
+    incoming_ids = node.pop(EQUIVALENT_IDS, [])
+    if incoming_ids or EQUIVALENT_IDS in restored:
+        known = restored[EQUIVALENT_IDS] = list(restored.get(EQUIVALENT_IDS, []))
+        known.extend(i for i in incoming_ids if i not in known)
+    merge_properties(restored, {k: node[k] for k in held if k in node}, _NOT_MERGED)
+    merge_conflicts(node, restored)
+    restored.pop(CONFLICTS, None)
+    node.update(restored)
