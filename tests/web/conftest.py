@@ -80,6 +80,13 @@ class LiveUI:
             base_url=self.url, headers={"Authorization": f"Bearer {self.token}"}, timeout=60
         )
 
+    def slash_turn(self, message: str) -> str:
+        """A turn that runs a slash command in a new conversation; the conversation's id."""
+        with self.api() as api:
+            turn = api.post("/api/chat", json={"message": message, "stream": False})
+        assert turn.status_code == 200, turn.text
+        return str(turn.json()["data"]["conversationId"])
+
 
 @contextmanager
 def serve_ui(

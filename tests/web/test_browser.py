@@ -134,10 +134,7 @@ def _downloaded(folder: Path, suffix: str) -> Path | None:
 
 
 def test_graph_mode_editing_undo_live_changes_and_history(browser: Any, live: LiveUI) -> None:
-    with live.api() as api:
-        turn = api.post("/api/chat", json={"message": "/kg.queryNeighbors BRCA1", "stream": False})
-        assert turn.status_code == 200, turn.text
-        cid = turn.json()["data"]["conversationId"]
+    cid = live.slash_turn("/kg.queryNeighbors BRCA1")
     sign_in(browser, live.url, live.token)
     browser.get(f"{live.url}/c/{cid}")
     click(

@@ -49,10 +49,7 @@ def waiting_run(live: LiveUI) -> str:
 def test_no_page_has_a_serious_or_critical_violation(browser: Any, a11y_live: LiveUI) -> None:
     live = a11y_live
     run_id = waiting_run(live)
-    with live.api() as api:
-        turn = api.post("/api/chat", json={"message": "/kg.queryNeighbors TP53", "stream": False})
-        assert turn.status_code == 200, turn.text
-        cid = turn.json()["data"]["conversationId"]
+    cid = live.slash_turn("/kg.queryNeighbors TP53")
     browser.delete_all_cookies()
     browser.get(live.url + "/signin")
     pages = {"sign-in": ("/signin", "token")}

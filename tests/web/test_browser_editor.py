@@ -322,10 +322,7 @@ def test_analysis_labels_whole_and_centrality_ranked_by_name(
 
 
 def test_artifact_graph_search_and_type_filter(browser: Any, live: LiveUI) -> None:
-    with live.api() as api:
-        turn = api.post("/api/chat", json={"message": "/kg.queryNeighbors TP53", "stream": False})
-        assert turn.status_code == 200, turn.text
-        cid = turn.json()["data"]["conversationId"]
+    cid = live.slash_turn("/kg.queryNeighbors TP53")
     sign_in(browser, live.url, live.token)
     browser.get(f"{live.url}/c/{cid}")
     find(browser, "graph-search", "input").send_keys("TP53")
@@ -502,10 +499,7 @@ def test_a_type_has_the_same_colour_in_the_chat_graph_and_the_editor(
     assert editor["Gene"] == gene
     assert [name for name in editor if name.casefold() == "gene"] == ["Gene"]
 
-    with live.api() as api:
-        turn = api.post("/api/chat", json={"message": "/kg.queryNeighbors TP53", "stream": False})
-        assert turn.status_code == 200, turn.text
-        cid = turn.json()["data"]["conversationId"]
+    cid = live.slash_turn("/kg.queryNeighbors TP53")
     browser.get(f"{live.url}/c/{cid}")
     chat = drawn_colours(browser)
     assert chat["Gene"] == gene
@@ -534,10 +528,7 @@ def test_a_drawn_graph_stays_drawn_when_the_page_updates_its_chart(
     """CI, stop 37: the chat page's graph stayed empty. Its chart is created after the page has
     loaded, so NiceGUI sends it in an update, after which the page ran the chart's update method:
     `setOption` of the element's empty `options` with notMerge, wiping the graph drawn first."""
-    with live.api() as api:
-        turn = api.post("/api/chat", json={"message": "/kg.queryNeighbors TP53", "stream": False})
-        assert turn.status_code == 200, turn.text
-        cid = turn.json()["data"]["conversationId"]
+    cid = live.slash_turn("/kg.queryNeighbors TP53")
     sign_in(browser, live.url, live.token)
     browser.get(f"{live.url}/c/{cid}")
     drawn = drawn_colours(browser)
