@@ -152,9 +152,8 @@ def _stored_rows(
     if node_count:
         stored_nodes = repo.nodes_by_ids(project_id, [n["id"] for n in graph["nodes"]])
     if edge_count and stored_nodes:
-        for row in repo.edges_from_sources(project_id, stored_nodes):
-            if row["target"] in stored_nodes:
-                stored_edges[(row["source"], row["label"] or "", row["target"])] = row
+        for row in repo.edges_between(project_id, stored_nodes.keys()):
+            stored_edges[(row["source"], row["label"] or "", row["target"])] = row
     return stored_nodes, stored_edges
 
 

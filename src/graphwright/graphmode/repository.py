@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
@@ -293,8 +293,11 @@ class GraphRepository(BulkRows, HistoryRows):
         query = select(*_edge_cols()).where(edges.c.project_id == project_id)
         return [dict(r._mapping) for r in self.session.execute(query)]
 
-    def edges_from_sources(self, project_id: int, sources: Iterable[str]) -> list[Row]:
-        return list(self._rows_in(edges, project_id, sources, edges.c.source))
+    def edges_between(self, project_id: int, node_ids: Collection[str]) -> list[Row]:
+        """The edges with both ends among `node_ids` (read by source, in chunks the drivers
+        accept, and kept by target)."""
+        rows = self._rows_in(edges, project_id, node_ids, edges.c.source)
+        return [row for row in rows if row["target"] in node_ids]
 
     def node_ids_by_type(
         self, project_id: int, types: Sequence[str] | None, exclude: Sequence[str] | None

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from graphwright.graphmode import edit_ops
-from graphwright.graphmode.change import PLAN_ATTEMPTS, Change, GraphServiceBase
+from graphwright.graphmode.change import Change, GraphServiceBase
 from graphwright.graphmode.ops_plan import OpsPlan, OpsPlanner, apply_plan, ops_planner
 from graphwright.graphmode.reads import select_nodes
 from graphwright.graphmode.repository import Row
@@ -46,9 +46,7 @@ class GraphWrites(GraphServiceBase):
         def plan(planner: OpsPlanner) -> Node:
             return edit_ops.add_nodes(planner, [node])[0]
 
-        return self._write_ops(
-            conversation_id, "addNode", actor, expected_version, plan, single=True
-        )
+        return self._write_edit(conversation_id, "addNode", actor, expected_version, plan)
 
     def update_node(
         self,
@@ -65,9 +63,7 @@ class GraphWrites(GraphServiceBase):
         def plan(planner: OpsPlanner) -> Node:
             return edit_ops.update_node(planner, node_id(raw_id), patch)
 
-        return self._write_ops(
-            conversation_id, "updateNode", actor, expected_version, plan, single=True
-        )
+        return self._write_edit(conversation_id, "updateNode", actor, expected_version, plan)
 
     def remove_node(
         self,
@@ -82,9 +78,7 @@ class GraphWrites(GraphServiceBase):
         def plan(planner: OpsPlanner) -> Removal:
             return edit_ops.remove(planner, "remove_node", [node_id(raw_id)])
 
-        return self._write_ops(
-            conversation_id, "removeNode", actor, expected_version, plan, single=True
-        )
+        return self._write_edit(conversation_id, "removeNode", actor, expected_version, plan)
 
     def add_edge(
         self,
@@ -99,9 +93,7 @@ class GraphWrites(GraphServiceBase):
         def plan(planner: OpsPlanner) -> Edge:
             return edit_ops.add_edges(planner, [edge])[0]
 
-        return self._write_ops(
-            conversation_id, "addEdge", actor, expected_version, plan, single=True
-        )
+        return self._write_edit(conversation_id, "addEdge", actor, expected_version, plan)
 
     def update_edge(
         self,
@@ -118,9 +110,7 @@ class GraphWrites(GraphServiceBase):
         def plan(planner: OpsPlanner) -> Edge:
             return edge_model(edit_ops.update_edges(planner, [(edge_id, patch)])[0])
 
-        return self._write_ops(
-            conversation_id, "updateEdge", actor, expected_version, plan, single=True
-        )
+        return self._write_edit(conversation_id, "updateEdge", actor, expected_version, plan)
 
     def remove_edge(
         self,
@@ -135,9 +125,7 @@ class GraphWrites(GraphServiceBase):
         def plan(planner: OpsPlanner) -> Removal:
             return edit_ops.remove(planner, "remove_edge", [edge_id])
 
-        return self._write_ops(
-            conversation_id, "removeEdge", actor, expected_version, plan, single=True
-        )
+        return self._write_edit(conversation_id, "removeEdge", actor, expected_version, plan)
 
     def add_nodes(
         self,
@@ -273,11 +261,21 @@ class GraphWrites(GraphServiceBase):
         actor: str,
         expected_version: int | None,
         plan: Callable[[OpsPlanner], T],
-        *,
-        single: bool = False,
     ) -> Written[T]:
-        """A write of the ops `plan` runs, planned before its transaction (see `ops_plan`). A
-        `single` edit names a row or two: it is planned in its transaction, where that costs
+        """A write of the ops `plan` runs, planned before its transaction (see `ops_plan`)."""
+        return self._write_planned(
+            conversation_id, command, actor, expected_version, ops_planner(plan), apply_plan
+        )
+
+    def _write_edit(
+        self,
+        conversation_id: str,
+        command: str,
+        actor: str,
+        expected_version: int | None,
+        plan: Callable[[OpsPlanner], T],
+    ) -> Written[T]:
+        """A single edit, which names a row or two: planned in its transaction, where that costs
         less than the read transaction planning it first would."""
         return self._write_planned(
             conversation_id,
@@ -286,5 +284,5 @@ class GraphWrites(GraphServiceBase):
             expected_version,
             ops_planner(plan),
             apply_plan,
-            attempts=0 if single else PLAN_ATTEMPTS,
+            attempts=0,
         )
