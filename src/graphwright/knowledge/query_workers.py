@@ -93,11 +93,12 @@ class QueryWorkers:
             worker.kill()
 
     async def _ask(self, request: tuple[Any, ...], timeout: float) -> Any:
-        """The worker's reply; the time limit counts from the call, so waiting for a free
-        worker counts too."""
+        """The worker's reply. The time limit counts from the call, so waiting for a free slot
+        counts too; starting a worker does not (the server's cost, seconds on a busy machine)."""
         if self._slots is None:
             self._slots = asyncio.Semaphore(self._size)
-        deadline = asyncio.get_running_loop().time() + timeout
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
         try:
             async with asyncio.timeout_at(deadline):
                 await self._slots.acquire()
@@ -105,7 +106,9 @@ class QueryWorkers:
             raise QueryTimeout(timeout) from None
         try:
             # Not under the limit: a worker half started would be left behind.
+            taking_since = loop.time()
             worker = self._take_idle() or await self._take_in_thread()
+            deadline += loop.time() - taking_since
             try:
                 async with asyncio.timeout_at(deadline):
                     reply = await worker.ask(request)

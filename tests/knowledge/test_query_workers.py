@@ -1,5 +1,6 @@
-"""QueryWorkers.start: up to `size` idle workers start in a background thread; the queries that
-come meanwhile use them rather than starting more; close stops those still starting."""
+"""QueryWorkers: up to `size` idle workers start ahead in a background thread; the queries that
+come meanwhile use them rather than starting more; close stops those still starting; and the
+time a worker takes to start (seconds on a busy machine) never counts against a query's limit."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import asyncio
 import time
 
 import psutil
+import pytest
 
+from graphwright.knowledge import query_workers
 from graphwright.knowledge.query_workers import QueryWorkers
 
 
@@ -68,3 +71,24 @@ def test_close_during_the_start_leaves_no_worker() -> None:
     while workers() - before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert workers() - before == set()
+
+
+async def test_a_slow_worker_start_does_not_count_against_the_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a loaded machine a worker's imports can take longer than a query's whole limit; the
+    query still gets its full limit once its worker is ready (a CI failure: a 5 s limit spent
+    starting the worker for a trivial SELECT)."""
+    wait_ready = query_workers._Worker.wait_ready
+
+    def slow_wait_ready(worker: query_workers._Worker) -> None:
+        time.sleep(2.0)
+        wait_ready(worker)
+
+    monkeypatch.setattr(query_workers._Worker, "wait_ready", slow_wait_ready)
+    pool = QueryWorkers(1)
+    try:
+        answer = await pool.check("ASK {}", timeout=1.0)
+        assert answer.kind == "ASK"
+    finally:
+        pool.close()
