@@ -509,3 +509,31 @@ def test_records_whose_json_holds_the_cut_between_records_serialise_whole(value:
         )
     )
     assert orjson.loads(accumulator.to_json()) == accumulator.to_graph()
+
+
+def test_merging_many_nodes_into_one_costs_python_steps_in_proportion_to_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A list property of scalars (evidence, synonyms) unioned node after node: each union
+    worked out the key of every value already kept, so merging 10,000 nodes into one took n²
+    Python steps (38 s of a Graph Mode merge). Counted, not timed: the keys worked out stay in
+    proportion to the nodes."""
+    from graphwright.core import merge_values
+
+    keys = [0]
+    hash_key = merge_values.hash_key
+
+    def counted(value: object) -> object:
+        keys[0] += 1
+        return hash_key(value)
+
+    monkeypatch.setattr(merge_values, "hash_key", counted)
+    accumulator = GraphAccumulator()
+    size = 2_000
+    for i in range(size):
+        accumulator.add(graph([node("N:1", synonyms=[f"s{i}", "shared"], evidence=[f"PMID:{i}"])]))
+    merged = accumulator.to_graph()["nodes"]
+    assert len(merged) == 1
+    assert merged[0]["synonyms"] == ["s0", "shared", *(f"s{i}" for i in range(1, size))]
+    assert merged[0]["evidence"] == [f"PMID:{i}" for i in range(size)]
+    assert keys[0] < 20 * size, keys[0]

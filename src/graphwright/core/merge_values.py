@@ -16,6 +16,9 @@ CONFLICTS = "conflicts"
 # Fields whose values are PMIDs, so that a bare `123` there means `PMID:123`.
 PMID_FIELDS = frozenset({"pmid", "pmids", "PMID", "PMIDs", "publications", "publication"})
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+# Up to this many incoming values, a scalar is looked up in the kept list itself (in C) rather
+# than in a set of keys built for the purpose.
+_FEW = 16
 
 Record = dict[str, Any]
 
@@ -70,10 +73,21 @@ def _union_evidence_slowly(current: tuple[Any, ...], items: Any) -> tuple[Any, .
 def _union_lists(current: list[Any], incoming: list[Any], field: str) -> list[Any]:
     normalize = _pmid_item if field in PMID_FIELDS else None
     result = list(current)
-    seen = {hash_key(item) for item in current}
+    # The keys of what is kept, worked out only when they are needed: a merge of n nodes into
+    # one unions a list n times, and keys for every kept value each time cost n² Python steps.
+    seen: set[Any] | None = None
+    few = len(incoming) <= _FEW
     for item in incoming:
         if normalize is not None:
             item = normalize(item)
+        if few and type(item) in _SCALARS:
+            # As in _add_new: a scalar is its own key and never equals a list or a dict, so the
+            # list's own search (in C) decides.
+            if item not in result:
+                result.append(item)
+            continue
+        if seen is None:
+            seen = {hash_key(kept) for kept in result}
         key = hash_key(item)
         if key not in seen:
             seen.add(key)
