@@ -170,7 +170,10 @@ async def test_kb_approve_resumes_the_run_and_records_the_approver(
     final = '{"summary": "Published from the terminal.", "candidateAssets": []}'
     app.state.miner_service.model = ScriptedModel(scripts={"orchestrator": [say(text=final)]})
     auth = {"Authorization": f"Bearer {app.state.auth_service.mint(label='alice')}"}
-    async with serving(app) as url, httpx.AsyncClient(base_url=url, headers=auth) as client:
+    async with (
+        serving(app) as url,
+        httpx.AsyncClient(base_url=url, headers=auth, timeout=60) as client,
+    ):
         done = await until(client, run_id, "done")
 
     [decision] = done["decisions"]
