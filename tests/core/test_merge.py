@@ -8,6 +8,7 @@ import json
 import orjson
 import pytest
 
+from graphwright.core import merge_values
 from graphwright.core.graph import GraphFormatError, load_graph
 from graphwright.core.merge import GraphAccumulator
 from graphwright.errors import InvalidInput
@@ -518,8 +519,6 @@ def test_merging_many_nodes_into_one_costs_python_steps_in_proportion_to_them(
     worked out the key of every value already kept, so merging 10,000 nodes into one took n²
     Python steps (38 s of a Graph Mode merge). Counted, not timed: the keys worked out stay in
     proportion to the nodes."""
-    from graphwright.core import merge_values
-
     keys = [0]
     hash_key = merge_values.hash_key
 

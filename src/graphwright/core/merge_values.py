@@ -81,10 +81,7 @@ def _union_lists(current: list[Any], incoming: list[Any], field: str) -> list[An
         if normalize is not None:
             item = normalize(item)
         if few and type(item) in _SCALARS:
-            # As in _add_new: a scalar is its own key and never equals a list or a dict, so the
-            # list's own search (in C) decides.
-            if item not in result:
-                result.append(item)
+            _add_new(result, item)
             continue
         if seen is None:
             seen = {hash_key(kept) for kept in result}
