@@ -74,7 +74,7 @@ def test_cli_prints_the_token_alone_on_its_last_line(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "from graphwright.cli import app; app()",
+            "from graphwright.cli import main; main()",
             "token",
             "create",
             "--conversation",
@@ -97,7 +97,7 @@ def test_cli_prints_the_token_alone_on_its_last_line(tmp_path: Path) -> None:
         db.dispose()
     assert principal.conversation_id == "c9"
     bad = subprocess.run(
-        [sys.executable, "-c", "from graphwright.cli import app; app()", "token", "create",
+        [sys.executable, "-c", "from graphwright.cli import main; main()", "token", "create",
          "--ttl", "soon"],
         env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
