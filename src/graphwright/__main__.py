@@ -1,5 +1,5 @@
 """`python -m graphwright`: the same CLI as the `graphwright` command."""
 
-from graphwright.cli import app
+from graphwright.cli import main
 
-app()
+main()
