@@ -35,7 +35,7 @@ def test_schemathesis_finds_nothing(tmp_path: Path) -> None:
         "GRAPHWRIGHT_OFFLINE": "true",
         "GRAPHWRIGHT_PORT": str(port),
     }
-    cli = [sys.executable, "-c", "from graphwright.cli import main; main()"]
+    cli = [sys.executable, "-m", "graphwright"]
     token = (
         subprocess.run(
             [*cli, "token", "create"], env=env, capture_output=True, text=True, check=True

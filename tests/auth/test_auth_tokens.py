@@ -73,8 +73,8 @@ def test_cli_prints_the_token_alone_on_its_last_line(tmp_path: Path) -> None:
     result = subprocess.run(
         [
             sys.executable,
-            "-c",
-            "from graphwright.cli import main; main()",
+            "-m",
+            "graphwright",
             "token",
             "create",
             "--conversation",
@@ -97,7 +97,7 @@ def test_cli_prints_the_token_alone_on_its_last_line(tmp_path: Path) -> None:
         db.dispose()
     assert principal.conversation_id == "c9"
     bad = subprocess.run(
-        [sys.executable, "-c", "from graphwright.cli import main; main()", "token", "create",
+        [sys.executable, "-m", "graphwright", "token", "create",
          "--ttl", "soon"],
         env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip

@@ -16,7 +16,7 @@ from graphwright.db import Database
 from graphwright.errors import Unauthorized
 from graphwright.settings import Settings
 
-CLI = [sys.executable, "-c", "from graphwright.cli import main; main()"]
+CLI = [sys.executable, "-m", "graphwright"]
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -116,7 +116,7 @@ def server_env(database_url: str, home: Path) -> dict[str, str]:
 
 def start_server(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
-        [sys.executable, "-c", "from graphwright.cli import main; main()", "serve", "--port",
+        [sys.executable, "-m", "graphwright", "serve", "--port",
          str(port)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
