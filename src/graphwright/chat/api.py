@@ -63,7 +63,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 router = APIRouter(tags=["chat"], lifespan=lifespan)
 
 
-def get_chat_service(request: Request) -> ChatService:
+async def get_chat_service(request: Request) -> ChatService:
     return request.app.state.chat_service
 
 

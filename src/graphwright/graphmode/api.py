@@ -60,15 +60,15 @@ ExportFormat = Literal[
 _ETAG = re.compile(r'^\s*(?:W/)?"?(\d+)"?\s*$')
 
 
-def get_graph_service(request: Request) -> GraphService:
+async def get_graph_service(request: Request) -> GraphService:
     return request.app.state.graph_service
 
 
-def get_graph_events(request: Request) -> GraphEvents:
+async def get_graph_events(request: Request) -> GraphEvents:
     return request.app.state.graph_events
 
 
-def expected_version(
+async def expected_version(
     if_match: Annotated[
         str | None, Header(description='The version the graph must be at, e.g. "7", or `*` for any')
     ] = None,

@@ -27,7 +27,7 @@ from graphwright.knowledge.sparql import NotAcceptable, negotiate, serialize_ans
 router = APIRouter(prefix="/api/knowledge", tags=["knowledge"])
 
 
-def get_knowledge_service(request: Request) -> KnowledgeService:
+async def get_knowledge_service(request: Request) -> KnowledgeService:
     return request.app.state.knowledge_service
 
 

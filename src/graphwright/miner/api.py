@@ -27,7 +27,7 @@ from graphwright.miner.tags import TAG_PATTERN
 router = APIRouter(prefix="/api/miner", tags=["miner"])
 
 
-def get_miner_service(request: Request) -> MinerService:
+async def get_miner_service(request: Request) -> MinerService:
     return request.app.state.miner_service
 
 
