@@ -16,7 +16,7 @@ httpx:
 
 A probe in a process of its own GETs /health every 100 ms on each instance, so that its figure is
 the servers' and not the driver's. The shared Oxigraph server runs as docs/knowledge.md tells an
-operator to run it: below the web servers' CPU priority, with its own query timeout. At the end
+operator to run it: in the idle scheduling class, with its own query timeout. At the end
 every acknowledged edit must be in its graph, and each graph's history versions must run 1..N
 without gaps.
 
@@ -70,9 +70,9 @@ KB_QUERY = "SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 20"
 # graphwright's own limit for a knowledge-base query (kb_query_timeout_seconds): the shared
 # Oxigraph server is told the same, so that it stops what graphwright stopped waiting for.
 STORE_TIMEOUT_SECONDS = 10
-# As docs/knowledge.md says: the shared store's queries yield the CPU to the web servers, as the
-# embedded store's query workers do.
-STORE_NICENESS = 10
+# As docs/knowledge.md says: the shared store's queries run only on CPU the web servers leave
+# idle, as the embedded store's query workers do.
+STORE_SCHEDULING = ["chrt", "--idle", "0"]
 
 
 # -- the scripted model ----------------------------------------------------------------------
@@ -224,7 +224,7 @@ def oxigraph_server(directory: Path) -> Iterator[str]:
     binary = shutil.which("oxigraph", path=str(Path(sys.executable).parent)) or "oxigraph"
     command = [binary, "serve", "--location", str(directory), "--bind", f"127.0.0.1:{port}"]
     process = subprocess.Popen(
-        ["nice", "-n", str(STORE_NICENESS), *command, "--timeout-s", str(STORE_TIMEOUT_SECONDS)],
+        [*STORE_SCHEDULING, *command, "--timeout-s", str(STORE_TIMEOUT_SECONDS)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

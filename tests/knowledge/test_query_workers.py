@@ -5,6 +5,7 @@ time a worker takes to start (seconds on a busy machine) never counts against a 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 
 import psutil
@@ -90,5 +91,19 @@ async def test_a_slow_worker_start_does_not_count_against_the_limit(
     try:
         answer = await pool.check("ASK {}", timeout=1.0)
         assert answer.kind == "ASK"
+    finally:
+        pool.close()
+
+
+async def test_workers_run_only_on_cpu_the_server_leaves_idle() -> None:
+    """SCHED_IDLE, not a nice value: a niced worker still holds a core for a slice each time
+    the server wakes, and an edit wakes a dozen times; an idle-class one gives way at once."""
+    before = workers()
+    pool = QueryWorkers(1)
+    try:
+        answer = await pool.check("ASK {}", timeout=120)
+        assert answer.kind == "ASK"
+        (worker,) = workers() - before
+        assert os.sched_getscheduler(worker) == os.SCHED_IDLE
     finally:
         pool.close()
