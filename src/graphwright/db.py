@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
@@ -102,14 +104,42 @@ def make_engine(url: str) -> Engine:
         )
         _configure_sqlite(engine)
         return engine
-    return create_engine(
+    engine = create_engine(
         url,
-        pool_pre_ping=True,
         pool_size=10,
         max_overflow=20,
         json_serializer=dump_json,
         json_deserializer=load_json,
     )
+    _ping_after_idle(engine)
+    return engine
+
+
+# A connection back in the pool for less than this is used without a ping first.
+PING_AFTER_IDLE_SECONDS = 10.0
+
+
+def _ping_after_idle(engine: Engine) -> None:
+    """Ping a pooled connection on checkout only when it has been idle for a while: that is
+    when the server may have closed it (a restart, an idle timeout). A ping on every checkout
+    (`pool_pre_ping`) is one more round trip per transaction, and under load every round trip
+    waits for a CPU (benchmarks/load_bench.py). A failed ping makes the pool connect again."""
+
+    @event.listens_for(engine, "checkin")
+    def _returned(_dbapi_conn: Any, record: Any) -> None:
+        record.info["returned_at"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checked_out(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        returned_at = record.info.pop("returned_at", None)
+        if returned_at is None or time.monotonic() - returned_at < PING_AFTER_IDLE_SECONDS:
+            return
+        try:
+            alive = engine.dialect.do_ping(dbapi_conn)
+        except engine.dialect.loaded_dbapi.Error as error:
+            raise DisconnectionError(f"The pooled connection is closed: {error}") from error
+        if not alive:
+            raise DisconnectionError("The pooled connection is closed")
 
 
 def _lower(value: Any) -> Any:
@@ -148,6 +178,13 @@ class Database:
         write_bind = self.engine.execution_options(sqlite_immediate=True)
         self._read = sessionmaker(self.engine, expire_on_commit=False)
         self._write = sessionmaker(write_bind, expire_on_commit=False)
+        # SQLite has no round trips to save, and its BEGIN is ours (`_configure_sqlite`).
+        lookup_bind = (
+            self.engine
+            if self.is_sqlite
+            else self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        )
+        self._lookup = sessionmaker(lookup_bind, expire_on_commit=False)
         if migrate:
             self.migrate()
 
@@ -185,6 +222,14 @@ class Database:
     @contextmanager
     def read(self) -> Iterator[Session]:
         with self._read() as session, session.begin():
+            yield session
+
+    @contextmanager
+    def lookup(self) -> Iterator[Session]:
+        """A read of one statement, outside a transaction: on PostgreSQL one round trip, not
+        three (BEGIN, the statement, COMMIT). Two statements here would not see one snapshot:
+        use `read` for them."""
+        with self._lookup() as session:
             yield session
 
     def dispose(self) -> None:

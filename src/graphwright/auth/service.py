@@ -68,7 +68,7 @@ class AuthService:
     def authenticate(self, token: str | None) -> Principal:
         if not token:
             raise Unauthorized("A bearer token is required: send 'Authorization: Bearer <token>'")
-        with self._db.read() as session:
+        with self._db.lookup() as session:  # every request checks its token: one round trip
             row = TokenRepository(session).by_hash(hash_token(token))
             if row is None:
                 place = f" in {self._where}" if self._where else ""

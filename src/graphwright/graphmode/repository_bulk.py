@@ -1,6 +1,6 @@
 """Bulk loading of node and edge rows for imports: rows encoded for the driver before the write
 transaction starts (`encode`), so that the transaction itself only hands them over (COPY on
-PostgreSQL, executemany on SQLite)."""
+PostgreSQL, executemany on SQLite and for a few rows on PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ from graphwright.graphmode.models import (
 TIMESTAMP_COLUMNS = frozenset({"created_at", "updated_at"})
 JSON_COLUMNS = frozenset({"data", "position"})
 BULK_CACHE_KIB = -262_144  # SQLite reads a negative cache_size as KiB
+# From this many rows PostgreSQL gets them by COPY; fewer, as one pipelined INSERT each.
+COPY_FROM_ROWS = 100
 
 
 def _json_text(value: Any) -> str | None:
@@ -76,11 +78,21 @@ class BulkRows:
         columns = NODE_COLUMNS if table == "graph_nodes" else EDGE_COLUMNS
         names = ", ".join(["project_id", *columns])
         dbapi = self.session.connection().connection.driver_connection
-        if self.dialect == "postgresql":
+        if self.dialect == "postgresql" and len(rows) >= COPY_FROM_ROWS:
             copy_sql = f"COPY {table} ({names}) FROM STDIN"
             with dbapi.cursor() as cursor, cursor.copy(copy_sql) as copy:
                 for row in rows:
                     copy.write_row((project_id, *row))
+            return
+        if self.dialect == "postgresql":
+            # One round trip (psycopg pipelines an executemany), where COPY takes two.
+            marks = ", ".join(
+                "CAST(%s AS jsonb)" if column in JSON_COLUMNS else "%s" for column in columns
+            )
+            with dbapi.cursor() as cursor:
+                cursor.executemany(
+                    f"INSERT INTO {table} ({names}) VALUES ({int(project_id)}, {marks})", rows
+                )
             return
         marks = ", ".join("?" * len(columns))
         cursor = dbapi.cursor()
