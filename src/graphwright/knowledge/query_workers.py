@@ -342,7 +342,7 @@ def _yield_the_cpu() -> None:
     idle-class)."""
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except OSError:
+    except (OSError, AttributeError):  # refused, or not Linux
         with contextlib.suppress(OSError):
             os.nice(_WORKER_NICENESS)
 
