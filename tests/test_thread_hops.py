@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import fastapi.concurrency
 import fastapi.dependencies.utils
 import fastapi.routing
 import pytest
@@ -25,8 +26,8 @@ def handed_off(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         names.append(getattr(kwargs.get("function", func), "__name__", repr(func)))
         return await real(func, *args, **kwargs)
 
-    monkeypatch.setattr(fastapi.routing, "run_in_threadpool", counting)
-    monkeypatch.setattr(fastapi.dependencies.utils, "run_in_threadpool", counting)
+    for module in (fastapi.routing, fastapi.dependencies.utils, fastapi.concurrency):
+        monkeypatch.setattr(module, "run_in_threadpool", counting)
     return names
 
 

@@ -31,8 +31,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.exc import InvalidatePoolError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 MIGRATION_LOCK = 0x6772_6170_6877  # PostgreSQL advisory lock key: "graphw" in ASCII
@@ -120,26 +122,32 @@ PING_AFTER_IDLE_SECONDS = 10.0
 
 
 def _ping_after_idle(engine: Engine) -> None:
-    """Ping a pooled connection on checkout only when it has been idle for a while: that is
-    when the server may have closed it (a restart, an idle timeout). A ping on every checkout
-    (`pool_pre_ping`) is one more round trip per transaction, and under load every round trip
-    waits for a CPU (benchmarks/load_bench.py). A failed ping makes the pool connect again."""
+    """Ping a pooled connection on checkout only when it sat idle for a while, where
+    `pool_pre_ping` pings on every checkout: one more round trip per transaction, and under load
+    every round trip waits for a CPU (benchmarks/load_bench.py).
+
+    The trade-off: after the database restarts, a connection used in the last few seconds is
+    found closed by its first statement, whose request fails, rather than by a ping. Either way
+    the pool then drops every connection it holds (a failed statement or ping invalidates the
+    pool), so only the requests already holding one fail."""
 
     @event.listens_for(engine, "checkin")
-    def _returned(_dbapi_conn: Any, record: Any) -> None:
+    def _returned(_dbapi_conn: DBAPIConnection | None, record: ConnectionPoolEntry) -> None:
         record.info["returned_at"] = time.monotonic()
 
     @event.listens_for(engine, "checkout")
-    def _checked_out(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+    def _checked_out(
+        dbapi_conn: DBAPIConnection, record: ConnectionPoolEntry, _proxy: PoolProxiedConnection
+    ) -> None:
         returned_at = record.info.pop("returned_at", None)
         if returned_at is None or time.monotonic() - returned_at < PING_AFTER_IDLE_SECONDS:
             return
         try:
             alive = engine.dialect.do_ping(dbapi_conn)
         except engine.dialect.loaded_dbapi.Error as error:
-            raise DisconnectionError(f"The pooled connection is closed: {error}") from error
+            raise InvalidatePoolError(f"The pooled connection is closed: {error}") from error
         if not alive:
-            raise DisconnectionError("The pooled connection is closed")
+            raise InvalidatePoolError("The pooled connection is closed")
 
 
 def _lower(value: Any) -> Any:
@@ -227,8 +235,9 @@ class Database:
     @contextmanager
     def lookup(self) -> Iterator[Session]:
         """A read of one statement, outside a transaction: on PostgreSQL one round trip, not
-        three (BEGIN, the statement, COMMIT). Two statements here would not see one snapshot:
-        use `read` for them."""
+        three (BEGIN, the statement, COMMIT). Only for reading: a write here would commit at
+        once on PostgreSQL and be rolled back on SQLite. Two statements here would not see one
+        snapshot: use `read` for them."""
         with self._lookup() as session:
             yield session
 

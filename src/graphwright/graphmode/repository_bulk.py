@@ -9,6 +9,7 @@ from datetime import datetime
 from operator import itemgetter
 from typing import Any
 
+import psycopg
 from sqlalchemy.orm import Session
 
 from graphwright.db import dump_json
@@ -21,8 +22,10 @@ from graphwright.graphmode.models import (
 TIMESTAMP_COLUMNS = frozenset({"created_at", "updated_at"})
 JSON_COLUMNS = frozenset({"data", "position"})
 BULK_CACHE_KIB = -262_144  # SQLite reads a negative cache_size as KiB
-# From this many rows PostgreSQL gets them by COPY; fewer, as one pipelined INSERT each.
+# From this many rows PostgreSQL gets them by COPY; fewer, by one pipelined INSERT (where libpq
+# can pipeline: without it, each row would be a round trip).
 COPY_FROM_ROWS = 100
+PIPELINES = psycopg.Pipeline.is_supported()
 
 
 def _json_text(value: Any) -> str | None:
@@ -78,20 +81,22 @@ class BulkRows:
         columns = NODE_COLUMNS if table == "graph_nodes" else EDGE_COLUMNS
         names = ", ".join(["project_id", *columns])
         dbapi = self.session.connection().connection.driver_connection
-        if self.dialect == "postgresql" and len(rows) >= COPY_FROM_ROWS:
+        if self.dialect == "postgresql" and (len(rows) >= COPY_FROM_ROWS or not PIPELINES):
             copy_sql = f"COPY {table} ({names}) FROM STDIN"
             with dbapi.cursor() as cursor, cursor.copy(copy_sql) as copy:
                 for row in rows:
                     copy.write_row((project_id, *row))
             return
         if self.dialect == "postgresql":
-            # One round trip (psycopg pipelines an executemany), where COPY takes two.
+            # One round trip (psycopg pipelines an executemany), where COPY takes two. The
+            # project id is a parameter: psycopg prepares the statement, once per connection.
             marks = ", ".join(
                 "CAST(%s AS jsonb)" if column in JSON_COLUMNS else "%s" for column in columns
             )
             with dbapi.cursor() as cursor:
                 cursor.executemany(
-                    f"INSERT INTO {table} ({names}) VALUES ({int(project_id)}, {marks})", rows
+                    f"INSERT INTO {table} ({names}) VALUES (%s, {marks})",
+                    [(project_id, *row) for row in rows],
                 )
             return
         marks = ", ".join("?" * len(columns))

@@ -291,7 +291,6 @@ def serve() -> None:
     os.dup2(2, 1)
     _leave_network()  # first: a user namespace needs a process with one thread
     _die_with_the_server()
-    _yield_the_cpu()
     import pyoxigraph  # noqa: F401  (imported before "ready", not during a query)
 
     from graphwright.knowledge import sparql  # noqa: F401
@@ -299,6 +298,7 @@ def serve() -> None:
 
     check_query("ASK {}")  # the parser builds its grammar on first use: not within a limit
     stores: dict[str, Any] = {}
+    _yield_the_cpu()  # only the queries are untrusted: the start runs at the server's priority
     conn.send(("ready",))
     while True:
         try:
