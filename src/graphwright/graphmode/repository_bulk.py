@@ -81,25 +81,21 @@ class BulkRows:
         columns = NODE_COLUMNS if table == "graph_nodes" else EDGE_COLUMNS
         names = ", ".join(["project_id", *columns])
         dbapi = self.session.connection().connection.driver_connection
-        if self.dialect == "postgresql" and (len(rows) >= COPY_FROM_ROWS or not PIPELINES):
-            copy_sql = f"COPY {table} ({names}) FROM STDIN"
-            with dbapi.cursor() as cursor, cursor.copy(copy_sql) as copy:
-                for row in rows:
-                    copy.write_row((project_id, *row))
-            return
+        marks = ", ".join(self._placeholder(column) for column in columns)
         if self.dialect == "postgresql":
-            # One round trip (psycopg pipelines an executemany), where COPY takes two. The
-            # project id is a parameter: psycopg prepares the statement, once per connection.
-            marks = ", ".join(
-                "CAST(%s AS jsonb)" if column in JSON_COLUMNS else "%s" for column in columns
-            )
             with dbapi.cursor() as cursor:
+                if len(rows) >= COPY_FROM_ROWS or not PIPELINES:
+                    with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+                        for row in rows:
+                            copy.write_row((project_id, *row))
+                    return
+                # One round trip (psycopg pipelines an executemany), where COPY takes two. The
+                # project id is a parameter: psycopg prepares the statement, once per connection.
                 cursor.executemany(
                     f"INSERT INTO {table} ({names}) VALUES (%s, {marks})",
                     [(project_id, *row) for row in rows],
                 )
             return
-        marks = ", ".join("?" * len(columns))
         cursor = dbapi.cursor()
         # A page cache that holds the indexes being filled saves most of the I/O of a big load.
         (previous,) = cursor.execute("PRAGMA cache_size").fetchone()
@@ -119,14 +115,10 @@ class BulkRows:
         many rows were found."""
         if not rows:
             return 0
-        postgres = self.dialect == "postgresql"
-        mark = "%s" if postgres else "?"
-        assignments = ", ".join(
-            f"{c} = CAST({mark} AS jsonb)" if postgres and c in JSON_COLUMNS else f"{c} = {mark}"
-            for c in columns
-        )
+        assignments = ", ".join(f"{column} = {self._placeholder(column)}" for column in columns)
         sql = (
-            f"UPDATE {table} SET {assignments} WHERE project_id = {int(project_id)} AND id = {mark}"
+            f"UPDATE {table} SET {assignments} "
+            f"WHERE project_id = {int(project_id)} AND id = {self._placeholder('id')}"
         )
         cursor = self.session.connection().connection.driver_connection.cursor()
         try:
@@ -135,3 +127,9 @@ class BulkRows:
             return int(cursor.rowcount)
         finally:
             cursor.close()
+
+    def _placeholder(self, column: str) -> str:
+        """The driver's parameter mark for a value of `column` (JSON text cast on PostgreSQL)."""
+        if self.dialect != "postgresql":
+            return "?"
+        return "CAST(%s AS jsonb)" if column in JSON_COLUMNS else "%s"
