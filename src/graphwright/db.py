@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import psycopg
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
     JSON,
+    Connection,
     DateTime,
     Dialect,
     Engine,
@@ -32,7 +34,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import make_url
 from sqlalchemy.engine.interfaces import DBAPIConnection
-from sqlalchemy.exc import InvalidatePoolError
+from sqlalchemy.exc import DBAPIError, InvalidatePoolError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
@@ -40,6 +42,13 @@ MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 MIGRATION_LOCK = 0x6772_6170_6877  # PostgreSQL advisory lock key: "graphw" in ASCII
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+# libpq can pipeline (send statements before reading the answers to earlier ones) from 14 on.
+PIPELINES = psycopg.Pipeline.is_supported()
+# Execution options of a statement whose result nobody reads. In a pipelined write it goes to the
+# server with the next statement whose result is read, or with COMMIT, and so do its errors.
+RESULT_UNREAD = {"result_unread": True}
+_PIPELINE = "graphwright_pipeline"  # where a connection in a pipelined write keeps its pipeline
 
 
 class UtcDateTime(TypeDecorator[datetime]):
@@ -114,6 +123,7 @@ def make_engine(url: str) -> Engine:
         json_deserializer=load_json,
     )
     _ping_after_idle(engine)
+    _read_results_in_pipelines(engine)
     return engine
 
 
@@ -148,6 +158,60 @@ def _ping_after_idle(engine: Engine) -> None:
             raise InvalidatePoolError(f"The pooled connection is closed: {error}") from error
         if not alive:
             raise InvalidatePoolError("The pooled connection is closed")
+
+
+def _read_results_in_pipelines(engine: Engine) -> None:
+    """In a pipelined write, a statement whose result may be read has it at once: SQLAlchemy
+    reads the cursor's description as soon as the statement is sent."""
+
+    @event.listens_for(engine, "after_cursor_execute")
+    def _sent(
+        conn: Connection, _cursor: Any, _sql: str, _params: Any, context: Any, _many: bool
+    ) -> None:
+        pipeline = conn.info.get(_PIPELINE)
+        if pipeline is not None and not context.execution_options.get("result_unread"):
+            pipeline.sync()
+
+
+def results_now(session: Session) -> None:
+    """Wait for the answers to everything sent so far, where a write is pipelined: for a
+    driver-level statement whose row count is read."""
+    pipeline = session.connection().info.get(_PIPELINE)
+    if pipeline is not None:
+        pipeline.sync()
+
+
+def in_pipeline(session: Session) -> bool:
+    return _PIPELINE in session.connection().info
+
+
+@contextmanager
+def _pipelined_transaction(session: Session) -> Iterator[None]:
+    """A transaction of our own BEGIN and COMMIT on a connection in autocommit mode, in one
+    pipeline: psycopg waits for the answer to its own BEGIN and COMMIT, and ours ride with the
+    statements beside them."""
+    connection = session.connection()
+    driver = connection.connection.driver_connection
+    try:
+        with driver.pipeline() as pipeline:
+            driver.execute("BEGIN")
+            connection.info[_PIPELINE] = pipeline
+            try:
+                yield
+                session.flush()
+            finally:
+                del connection.info[_PIPELINE]
+            driver.execute("COMMIT")
+    except BaseException as error:
+        try:
+            driver.execute("ROLLBACK")  # ends the transaction a failed statement left open
+        except psycopg.Error:
+            connection.invalidate()  # lost: it goes back to the pool closed, to be replaced
+        if isinstance(error, psycopg.Error):  # from an unread statement, raised as SQLite would
+            raise DBAPIError.instance(
+                "(statements sent unread, and COMMIT)", None, error, psycopg.Error
+            ) from error
+        raise
 
 
 def _lower(value: Any) -> Any:
@@ -187,12 +251,12 @@ class Database:
         self._read = sessionmaker(self.engine, expire_on_commit=False)
         self._write = sessionmaker(write_bind, expire_on_commit=False)
         # SQLite has no round trips to save, and its BEGIN is ours (`_configure_sqlite`).
-        lookup_bind = (
+        autocommit_bind = (
             self.engine
             if self.is_sqlite
             else self.engine.execution_options(isolation_level="AUTOCOMMIT")
         )
-        self._lookup = sessionmaker(lookup_bind, expire_on_commit=False)
+        self._autocommit = sessionmaker(autocommit_bind, expire_on_commit=False)
         if migrate:
             self.migrate()
 
@@ -222,8 +286,18 @@ class Database:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     @contextmanager
-    def write(self) -> Iterator[Session]:
-        """One write transaction: committed on success, rolled back on any error."""
+    def write(self, *, pipelined: bool = False) -> Iterator[Session]:
+        """One write transaction: committed on success, rolled back on any error.
+
+        `pipelined` (PostgreSQL): the statements executed with `RESULT_UNREAD`, and driver-level
+        ones that read nothing back, wait to go to the server with the next statement whose
+        result is read, or with COMMIT; each round trip is a wake-up of this thread and of a
+        database backend, which under load waits for a CPU. Their errors show there too.
+        COPY cannot run in a pipeline."""
+        if pipelined and PIPELINES and not self.is_sqlite:
+            with self._autocommit() as session, _pipelined_transaction(session):
+                yield session
+            return
         with self._write() as session, session.begin():
             yield session
 
@@ -238,7 +312,7 @@ class Database:
         three (BEGIN, the statement, COMMIT). Only for reading: a write here would commit at
         once on PostgreSQL and be rolled back on SQLite. Two statements here would not see one
         snapshot: use `read` for them."""
-        with self._lookup() as session:
+        with self._autocommit() as session:
             yield session
 
     def dispose(self) -> None:

@@ -71,9 +71,9 @@ def writes_during(
     write = database.write
 
     @contextmanager
-    def timed_write() -> Iterator[Any]:
+    def timed_write(*, pipelined: bool = False) -> Iterator[Any]:
         started_cpu, started = time.thread_time(), time.perf_counter()
-        with write() as session:
+        with write(pipelined=pipelined) as session:
             yield session
         cpu[0] += time.thread_time() - started_cpu
         wall[0] += time.perf_counter() - started

@@ -108,15 +108,17 @@ class GraphServiceBase:
         build: Callable[[Change], T],
         *,
         prepared: Prepared | None = None,
+        pipelined: bool = False,
     ) -> Written[T]:
         """Run `build` in one write transaction that makes the graph's next version.
 
         `prepared` is the work `build` writes, prepared outside the transaction; GraphMoved says
-        the graph has moved on since.
+        the graph has moved on since. `pipelined`: see `Database.write` (not for many rows,
+        which go by COPY outside a pipeline).
         """
         conversation_key(conversation_id)
         now = prepared.now if prepared is not None else utc_now()
-        with self._db.write() as session:
+        with self._db.write(pipelined=pipelined) as session:
             repo = GraphRepository(session)
             project = repo.lock_project(conversation_id, now)
             if expected_version is not None and expected_version != project.version:
@@ -161,10 +163,11 @@ class GraphServiceBase:
         *,
         write: Callable[..., Written[Any]] | None = None,
         attempts: int = PLAN_ATTEMPTS,
+        pipelined: bool = False,
     ) -> Written[Any]:
         """Write work planned outside the transaction (`apply` writes the plan), planning again
         while the graph moves on meanwhile, and after `attempts` inside the transaction (at once
-        with none). `write` is `_write` or `_write_summary`."""
+        with none). `write` is `_write` or `_write_summary`; `pipelined` as for `_write`."""
         write = write or self._write
         for _ in range(attempts):
             planned = self._planned(conversation_id, plan)
@@ -176,6 +179,7 @@ class GraphServiceBase:
                     expected_version,
                     partial(apply, plan=planned),
                     prepared=planned,
+                    pipelined=pipelined,
                 )
             except GraphMoved:
                 continue
@@ -184,7 +188,7 @@ class GraphServiceBase:
             planned = plan(change.repo, change.project_id, change.version - 1, change.now)
             return apply(change, planned)
 
-        return write(conversation_id, command, actor, expected_version, build)
+        return write(conversation_id, command, actor, expected_version, build, pipelined=pipelined)
 
     def _planned(self, conversation_id: str, plan: Planner[P]) -> P:
         """`plan` run against the graph as it stands, in a read transaction."""
@@ -228,6 +232,7 @@ class GraphServiceBase:
         build: Callable[[Change], None],
         *,
         prepared: Prepared | None = None,
+        pipelined: bool = False,
     ) -> Written[ChangesetSummary]:
         captured: list[Change] = []
         targets: list[ChangesetSummary] = []
@@ -239,7 +244,13 @@ class GraphServiceBase:
                 targets.append(changeset_summary(change.target))
 
         written = self._write(
-            conversation_id, command, actor, expected_version, run, prepared=prepared
+            conversation_id,
+            command,
+            actor,
+            expected_version,
+            run,
+            prepared=prepared,
+            pipelined=pipelined,
         )
         change = captured[0]
         summary = ChangesetSummary(

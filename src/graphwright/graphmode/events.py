@@ -21,7 +21,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
-from graphwright.db import Database
+from graphwright.db import RESULT_UNREAD, Database
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +87,7 @@ class PostgresGraphEvents(GraphEvents):
         session.execute(
             text("SELECT pg_notify(:channel, :payload)"),
             {"channel": self.channel, "payload": payload.decode()},
+            execution_options=RESULT_UNREAD,
         )
 
     def start(self) -> None:

@@ -24,6 +24,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, aliased
 
+from graphwright.db import RESULT_UNREAD
 from graphwright.graphmode.models import (
     EDGE_COLUMNS,
     NODE_COLUMNS,
@@ -121,7 +122,8 @@ class GraphRepository(BulkRows, HistoryRows):
         self.session.execute(
             update(projects)
             .where(projects.c.id == project_id)
-            .values(version=version, updated_at=now)
+            .values(version=version, updated_at=now),
+            execution_options=RESULT_UNREAD,
         )
 
     # nodes

@@ -9,10 +9,9 @@ from datetime import datetime
 from operator import itemgetter
 from typing import Any
 
-import psycopg
 from sqlalchemy.orm import Session
 
-from graphwright.db import dump_json
+from graphwright.db import PIPELINES, dump_json, in_pipeline, results_now
 from graphwright.graphmode.models import (
     EDGE_COLUMNS,
     NODE_COLUMNS,
@@ -23,9 +22,8 @@ TIMESTAMP_COLUMNS = frozenset({"created_at", "updated_at"})
 JSON_COLUMNS = frozenset({"data", "position"})
 BULK_CACHE_KIB = -262_144  # SQLite reads a negative cache_size as KiB
 # From this many rows PostgreSQL gets them by COPY; fewer, by one pipelined INSERT (where libpq
-# can pipeline: without it, each row would be a round trip).
+# can pipeline: without it, each row would be a round trip), as do rows in a pipelined write.
 COPY_FROM_ROWS = 100
-PIPELINES = psycopg.Pipeline.is_supported()
 
 
 def _json_text(value: Any) -> str | None:
@@ -84,7 +82,8 @@ class BulkRows:
         marks = ", ".join(self._placeholder(column) for column in columns)
         if self.dialect == "postgresql":
             with dbapi.cursor() as cursor:
-                if len(rows) >= COPY_FROM_ROWS or not PIPELINES:
+                by_copy = len(rows) >= COPY_FROM_ROWS and not in_pipeline(self.session)
+                if by_copy or not PIPELINES:
                     with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
                         for row in rows:
                             copy.write_row((project_id, *row))
@@ -123,6 +122,7 @@ class BulkRows:
         cursor = self.session.connection().connection.driver_connection.cursor()
         try:
             cursor.executemany(sql, rows)
+            results_now(self.session)
             # Both drivers count the rows of every statement of an executemany.
             return int(cursor.rowcount)
         finally:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from sqlalchemy import and_, delete, func, insert, literal, select, update
 from sqlalchemy.orm import Session, defer
 
+from graphwright.db import RESULT_UNREAD
 from graphwright.graphmode.models import (
     EDGE_COLUMNS,
     NODE_COLUMNS,
@@ -72,7 +73,8 @@ class HistoryRows:
     # the change log
 
     def add_changeset(self, values: Row) -> None:
-        self.session.execute(insert(changesets), [values])
+        # inline(): no RETURNING of the new row's id, which nothing reads.
+        self.session.execute(insert(changesets).inline(), [values], execution_options=RESULT_UNREAD)
 
     def changeset(self, project_id: int, version: int) -> GraphChangeset | None:
         return self.session.scalar(

@@ -276,7 +276,7 @@ class GraphWrites(GraphServiceBase):
         plan: Callable[[OpsPlanner], T],
     ) -> Written[T]:
         """A single edit, which names a row or two: planned in its transaction, where that costs
-        less than the read transaction planning it first would."""
+        less than the read transaction planning it first would, and pipelined."""
         return self._write_planned(
             conversation_id,
             command,
@@ -285,4 +285,5 @@ class GraphWrites(GraphServiceBase):
             ops_planner(plan),
             apply_plan,
             attempts=0,
+            pipelined=True,
         )
