@@ -10,15 +10,19 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from graphwright.db import RESULT_UNREAD, Database
+from graphwright.graphmode.events import create_graph_events
 from graphwright.graphmode.models import projects
+from graphwright.graphmode.schemas import EdgeInput, NodeInput
+from graphwright.graphmode.service import GraphService
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 
 
-def _add_project(session: object, conversation_id: str) -> None:
-    session.execute(  # type: ignore[attr-defined]
+def _add_project(session: Session, conversation_id: str) -> None:
+    session.execute(
         insert(projects).inline(),
         [{"conversation_id": conversation_id, "version": 0, "created_at": NOW, "updated_at": NOW}],
         execution_options=RESULT_UNREAD,
@@ -43,10 +47,12 @@ def test_what_a_pipelined_write_sends_unread_is_committed_and_read_back(
 
 
 def test_an_error_in_the_write_leaves_nothing_of_it(database: Database) -> None:
-    with pytest.raises(ValueError, match="planned failure"):
-        with database.write(pipelined=True) as session:
-            _add_project(session, "a")
-            raise ValueError("planned failure")
+    with (
+        pytest.raises(ValueError, match="planned failure"),
+        database.write(pipelined=True) as session,
+    ):
+        _add_project(session, "a")
+        raise ValueError("planned failure")
     assert _stored(database) == []
     with database.write(pipelined=True) as session:  # the connection serves the next write
         _add_project(session, "b")
@@ -60,11 +66,29 @@ def test_a_failing_unread_statement_fails_the_write_and_leaves_nothing_of_it(
     at once."""
     with database.write() as session:
         _add_project(session, "taken")
-    with pytest.raises(IntegrityError):
-        with database.write(pipelined=True) as session:
-            _add_project(session, "new")
-            _add_project(session, "taken")
+    with pytest.raises(IntegrityError), database.write(pipelined=True) as session:
+        _add_project(session, "new")
+        _add_project(session, "taken")
     assert _stored(database) == ["taken"]
     with database.write(pipelined=True) as session:
         _add_project(session, "after")
     assert _stored(database) == ["taken", "after"]
+
+
+def test_a_single_edit_over_many_rows_is_written_whole_and_undone_whole(
+    database: Database,
+) -> None:
+    """Removing a hub removes its 150 edges in the same pipelined write (more rows than
+    COPY_FROM_ROWS, which a pipeline cannot COPY); undo puts every one back."""
+    graphs = GraphService(database, create_graph_events(database))
+    spokes = [NodeInput(id=f"s:{i}", label=f"spoke {i}", type="biolink:Gene") for i in range(150)]
+    graphs.add_nodes("c", [NodeInput(id="hub", label="hub", type="biolink:Gene"), *spokes], actor="t")
+    graphs.add_edges("c", [EdgeInput(source="hub", target=s.id) for s in spokes], actor="t")
+    before = graphs.state("c")
+    removal, _ = graphs.remove_node("c", "hub", actor="t")
+    assert (removal.node_ids, removal.edge_count) == (["hub"], 150)
+    after = graphs.state("c")
+    assert (len(after.nodes), len(after.edges)) == (150, 0)
+    graphs.undo("c", actor="t")
+    restored = graphs.state("c")
+    assert (restored.nodes, restored.edges) == (before.nodes, before.edges)
