@@ -82,7 +82,9 @@ def test_a_single_edit_over_many_rows_is_written_whole_and_undone_whole(
     COPY_FROM_ROWS, which a pipeline cannot COPY); undo puts every one back."""
     graphs = GraphService(database, create_graph_events(database))
     spokes = [NodeInput(id=f"s:{i}", label=f"spoke {i}", type="biolink:Gene") for i in range(150)]
-    graphs.add_nodes("c", [NodeInput(id="hub", label="hub", type="biolink:Gene"), *spokes], actor="t")
+    graphs.add_nodes(
+        "c", [NodeInput(id="hub", label="hub", type="biolink:Gene"), *spokes], actor="t"
+    )
     graphs.add_edges("c", [EdgeInput(source="hub", target=s.id) for s in spokes], actor="t")
     before = graphs.state("c")
     removal, _ = graphs.remove_node("c", "hub", actor="t")
