@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import create_engine, text
+from load_bench import fresh_database  # benchmarks/, the script's directory, is on sys.path
 from sqlalchemy.engine import make_url
 
 from graphwright import db
@@ -32,20 +32,6 @@ from graphwright.graphmode.service import GraphService
 PG_URL = os.environ.get(
     "GRAPHWRIGHT_BENCH_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
-
-
-@contextmanager
-def fresh_database(url: str) -> Iterator[str]:
-    name = f"bench_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def _forward(source: socket.socket, sink: socket.socket, delay: float) -> None:
