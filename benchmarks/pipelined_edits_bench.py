@@ -101,9 +101,8 @@ def main() -> None:
     if not supported:
         raise SystemExit("This libpq cannot pipeline (it needs 14 or later)")
     print(f"{'database':<28} {'statement by statement':>24} {'pipelined':>20} {'ratio p50':>10}")
-    with fresh_database(PG_URL) as url:
-        delayed = delaying_proxy(url, args.delay_ms / 1000)
-        with delayed as remote:
+    try:
+        with fresh_database(PG_URL) as url, delaying_proxy(url, args.delay_ms / 1000) as remote:
             for where, target in (
                 ("this machine", url),
                 (f"{args.delay_ms:g} ms away each way", remote),
@@ -115,7 +114,8 @@ def main() -> None:
                     f"   p50 {ms(ours, 50):6.2f} p99 {ms(ours, 99):6.2f} ms"
                     f" {ms(baseline, 50) / ms(ours, 50):9.2f}x"
                 )
-    db.PIPELINES = supported
+    finally:
+        db.PIPELINES = supported
 
 
 if __name__ == "__main__":

@@ -5,13 +5,16 @@ request. SQLite runs the same writes unpipelined, and both backends answer alike
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import func, insert, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import create_engine, func, insert, select, text
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
+from sqlalchemy.pool import NullPool
 
+from graphwright import db
 from graphwright.db import RESULT_UNREAD, Database
 from graphwright.graphmode.events import create_graph_events
 from graphwright.graphmode.models import projects
@@ -78,8 +81,8 @@ def test_a_failing_unread_statement_fails_the_write_and_leaves_nothing_of_it(
 def test_a_single_edit_over_many_rows_is_written_whole_and_undone_whole(
     database: Database,
 ) -> None:
-    """Removing a hub removes its 150 edges in the same pipelined write (more rows than
-    COPY_FROM_ROWS, which a pipeline cannot COPY); undo puts every one back."""
+    """Removing a hub deletes it and its 150 edges in one pipelined write; undo puts every one
+    back."""
     graphs = GraphService(database, create_graph_events(database))
     spokes = [NodeInput(id=f"s:{i}", label=f"spoke {i}", type="biolink:Gene") for i in range(150)]
     graphs.add_nodes(
@@ -94,3 +97,56 @@ def test_a_single_edit_over_many_rows_is_written_whole_and_undone_whole(
     graphs.undo("c", actor="t")
     restored = graphs.state("c")
     assert (restored.nodes, restored.edges) == (before.nodes, before.edges)
+
+
+@pytest.fixture
+def postgres(database: Database) -> Database:
+    if database.is_sqlite:
+        pytest.skip("SQLite writes are not pipelined")
+    return database
+
+
+def _terminate(database: Database, backend: int) -> None:
+    """Close a backend's connection from the database's side, from outside the pool."""
+    outside = create_engine(database.url, poolclass=NullPool)
+    with outside.connect() as other:
+        other.exec_driver_sql(f"SELECT pg_terminate_backend({int(backend)})")
+    outside.dispose()
+
+
+def test_a_connection_lost_inside_the_write_fails_it_as_lost_and_stores_nothing(
+    postgres: Database,
+) -> None:
+    with pytest.raises(OperationalError) as raised, postgres.write(pipelined=True) as session:
+        _add_project(session, "a")
+        _terminate(postgres, session.scalar(text("SELECT pg_backend_pid()")))
+        session.scalar(select(func.count()).select_from(projects))
+    assert raised.value.connection_invalidated
+    assert _stored(postgres) == []
+    with postgres.write(pipelined=True) as session:
+        _add_project(session, "after")
+    assert _stored(postgres) == ["after"]
+
+
+def test_after_the_database_closed_every_pooled_connection_one_write_fails_not_each(
+    postgres: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As with unpipelined writes: the first write finds its connection closed, and the pool is
+    dropped, so the next ones connect afresh (no ping: the connections were used just now)."""
+    monkeypatch.setattr(db, "PING_AFTER_IDLE_SECONDS", math.inf)
+    pooled = [postgres.engine.connect() for _ in range(3)]
+    backends = [c.exec_driver_sql("SELECT pg_backend_pid()").scalar_one() for c in pooled]
+    for connection in pooled:
+        connection.close()
+    for backend in backends:
+        _terminate(postgres, backend)
+    outcomes = []
+    for name in ("first", "second", "third"):
+        try:
+            with postgres.write(pipelined=True) as session:
+                _add_project(session, name)
+            outcomes.append("stored")
+        except OperationalError:
+            outcomes.append("failed")
+    assert outcomes == ["failed", "stored", "stored"]
+    assert _stored(postgres) == ["second", "third"]

@@ -10,10 +10,11 @@ from __future__ import annotations
 import fcntl
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import orjson
@@ -47,7 +48,7 @@ JSONType = JSON().with_variant(JSONB(), "postgresql")
 PIPELINES = psycopg.Pipeline.is_supported()
 # Execution options of a statement whose result nobody reads. In a pipelined write it goes to the
 # server with the next statement whose result is read, or with COMMIT, and so do its errors.
-RESULT_UNREAD = {"result_unread": True}
+RESULT_UNREAD: Mapping[str, Any] = MappingProxyType({"result_unread": True})
 _PIPELINE = "graphwright_pipeline"  # where a connection in a pipelined write keeps its pipeline
 
 
@@ -182,34 +183,37 @@ def results_now(session: Session) -> None:
 
 
 def in_pipeline(session: Session) -> bool:
+    """Whether the session writes in a pipeline, where COPY cannot run."""
     return _PIPELINE in session.connection().info
 
 
 @contextmanager
 def _pipelined_transaction(session: Session) -> Iterator[None]:
     """A transaction of our own BEGIN and COMMIT on a connection in autocommit mode, in one
-    pipeline: psycopg waits for the answer to its own BEGIN and COMMIT, and ours ride with the
-    statements beside them."""
+    pipeline: psycopg would wait for the answer to its own BEGIN and COMMIT, where ours go with
+    the statements beside them. BEGIN goes through SQLAlchemy, so that a connection the
+    database closed meanwhile fails there as in any write, and the pool is dropped."""
     connection = session.connection()
+    info = connection.info  # read now: once the connection is invalidated, reading it reconnects
     driver = connection.connection.driver_connection
     try:
         with driver.pipeline() as pipeline:
-            driver.execute("BEGIN")
-            connection.info[_PIPELINE] = pipeline
+            info[_PIPELINE] = pipeline
             try:
+                connection.exec_driver_sql("BEGIN", execution_options=RESULT_UNREAD)
                 yield
                 session.flush()
             finally:
-                del connection.info[_PIPELINE]
-            driver.execute("COMMIT")
+                info.pop(_PIPELINE, None)
+            driver.execute("COMMIT", prepare=False)  # answered as the pipeline ends
     except BaseException as error:
         try:
-            driver.execute("ROLLBACK")  # ends the transaction a failed statement left open
+            driver.execute("ROLLBACK", prepare=False)  # ends what a failed statement left open
         except psycopg.Error:
             connection.invalidate()  # lost: it goes back to the pool closed, to be replaced
-        if isinstance(error, psycopg.Error):  # from an unread statement, raised as SQLite would
+        if isinstance(error, psycopg.Error):  # raised as SQLAlchemy raises the driver's errors
             raise DBAPIError.instance(
-                "(statements sent unread, and COMMIT)", None, error, psycopg.Error
+                "COMMIT, or a statement sent before it unread", None, error, psycopg.Error
             ) from error
         raise
 
@@ -289,11 +293,14 @@ class Database:
     def write(self, *, pipelined: bool = False) -> Iterator[Session]:
         """One write transaction: committed on success, rolled back on any error.
 
-        `pipelined` (PostgreSQL; for a few rows, as COPY cannot run in a pipeline): statements
-        run with `RESULT_UNREAD`, and driver-level ones whose results are not fetched, are sent
-        with the next statement whose result is read, or with COMMIT, and their errors are
-        raised there. A single Graph Mode edit makes 4 round trips so, not 9: each is a wake-up
-        of this thread and of a database backend, and under load each waits for a CPU."""
+        `pipelined` (PostgreSQL), for writes of a few rows (in a pipeline rows go by INSERT, not
+        by COPY): a statement run with `RESULT_UNREAD`, or a driver-level one whose result is not
+        fetched, is sent with the next statement whose result is read, or with COMMIT, and its
+        error is raised there, under that statement's name. A single Graph Mode edit waits for
+        the database 4 times so, not 9; under load each wait is a wake-up of this thread and of
+        a database backend, and each waits for a CPU. The session must not be committed,
+        rolled back or closed inside.
+        """
         if pipelined and PIPELINES and not self.is_sqlite:
             with self._autocommit() as session, _pipelined_transaction(session):
                 yield session
