@@ -24,6 +24,7 @@ from fastapi.testclient import TestClient
 from graphwright import mcp_registry
 from graphwright.app import create_app
 from graphwright.auth.service import AuthService
+from graphwright.core import biolink, ids
 from graphwright.db import Database
 from graphwright.settings import Settings
 from tests.chat.openai_stub import OpenAIStub
@@ -232,3 +233,18 @@ def test_sigterm_while_starting_ahead_stops_serve_within_5_s_and_leaves_no_proce
         stop(server)
         for process in processes_of(home):
             process.kill()
+
+
+def test_serve_reads_the_biolink_model_and_the_prefix_map_before_the_first_request(
+    database: Database, tmp_path: Path
+) -> None:
+    """Read on first use, they cost the first edit of each new server some 0.2 s, holding the
+    interpreter and so every other request."""
+    settings = Settings(
+        home=tmp_path / "home", database_url=database.url, kb_sample_data=False, offline=True
+    )
+    loaders = (biolink._model, biolink._class_by_key, ids._uri_table, ids._prefix_table)
+    for loader in loaders:
+        loader.cache_clear()
+    with TestClient(create_app(settings, database=database, warm_start=True)):
+        assert [loader.cache_info().currsize for loader in loaders] == [1, 1, 1, 1]

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request, Response
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -20,6 +21,7 @@ from graphwright.artifacts.store import SqlArtifactStore
 from graphwright.artifacts.tools import artifacts_server
 from graphwright.auth.service import AuthService
 from graphwright.chat import api as chat_api
+from graphwright.core import biolink, ids
 from graphwright.db import Database
 from graphwright.envelope import error_response, failure, ok
 from graphwright.errors import GraphwrightError, problems
@@ -59,9 +61,10 @@ def create_app(
     warm_start: bool = False,
 ) -> FastAPI:
     """The app; with `web`, also the NiceGUI UI at `/` (one per process: see graphwright.web).
-    With `warm_start` (`graphwright serve`), the processes that the chat's tools and people's
-    knowledge-base queries run in start in the background once the app is up, not on first use;
-    without it (tests, the in-process client) nothing starts ahead."""
+    With `warm_start` (`graphwright serve`), the Biolink model and the prefix map are read before
+    the app takes requests, and the processes that the chat's tools and people's knowledge-base
+    queries run in start in the background once it is up, not on first use; without it (tests,
+    the in-process client) nothing starts ahead."""
     settings = settings or get_settings()
     db = database or Database(settings.resolved_database_url)
     events = create_graph_events(db)
@@ -77,6 +80,8 @@ def create_app(
         await knowledge.ensure_started(sample_data=settings.kb_sample_data)
         await miner.ensure_started()
         if warm_start:
+            await run_in_threadpool(biolink.load)
+            await run_in_threadpool(ids.load)
             knowledge.start_query_workers()
         yield
         await miner.aclose()

@@ -161,6 +161,12 @@ def class_name(category: str) -> str | None:
     return _model().classes.get(curie)
 
 
+def load() -> None:
+    """Read the Biolink model now, not in the first request that needs it (some 130 ms of CPU,
+    holding the interpreter): `graphwright serve` does at start."""
+    _class_by_key()
+
+
 @lru_cache(maxsize=4096)
 def type_name(raw: str) -> str:
     """The one spelling of a node type: its Biolink class name (`gene`, ` Gene `, `GENE` and

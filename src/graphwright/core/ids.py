@@ -179,6 +179,15 @@ def _other_scheme(uri: str) -> str:
     return "https://" + uri.removeprefix("http://")
 
 
+def load() -> None:
+    """Read the prefix map and build the tables from it now, not in the first request that
+    needs them (some 40 ms of CPU, holding the interpreter): `graphwright serve` does at start."""
+    _uri_table()
+    _prefix_table()
+    _expansions()
+    _ranks()
+
+
 # -- which id leads ----------------------------------------------------------------------------
 
 
