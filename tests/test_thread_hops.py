@@ -11,8 +11,10 @@ import fastapi.concurrency
 import fastapi.dependencies.utils
 import fastapi.routing
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+import graphwright.auth.api
 from tests.graphmode.conftest import app, auth, client, token  # noqa: F401
 
 
@@ -26,7 +28,13 @@ def handed_off(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         names.append(getattr(kwargs.get("function", func), "__name__", repr(func)))
         return await real(func, *args, **kwargs)
 
-    for module in (fastapi.routing, fastapi.dependencies.utils, fastapi.concurrency):
+    modules = (
+        fastapi.routing,
+        fastapi.dependencies.utils,
+        fastapi.concurrency,
+        graphwright.auth.api,
+    )
+    for module in modules:
         monkeypatch.setattr(module, "run_in_threadpool", counting)
     return names
 
@@ -42,15 +50,39 @@ def test_an_edit_hands_off_its_token_check_and_its_write(
         headers={**auth, "If-Match": '"0"'},
     )
     assert response.status_code == 201, response.text
-    assert handed_off == ["current_principal", "add_node"]
+    assert handed_off == ["authenticate", "add_node"]
+
+
+def test_a_token_checked_before_is_not_handed_off_on_postgresql(
+    app: FastAPI,  # noqa: F811
+    client: TestClient,  # noqa: F811
+    auth: dict[str, str],  # noqa: F811
+    handed_off: list[str],
+) -> None:
+    """PostgreSQL tells every server of a revocation, so a server keeps the tokens it checked;
+    SQLite cannot tell, so there every request reads its token (tests/auth/test_checked_tokens)."""
+    for index in range(2):
+        response = client.post(
+            "/api/graph/c1/nodes",
+            json={"id": f"n{index}", "label": "TP53", "type": "biolink:Gene"},
+            headers=auth,
+        )
+        assert response.status_code == 201, response.text
+    kept = not app.state.database.is_sqlite
+    assert handed_off == [
+        "authenticate",
+        "add_node",
+        *([] if kept else ["authenticate"]),
+        "add_node",
+    ]
 
 
 @pytest.mark.parametrize(
     ("path", "expected"),
     [
-        ("/api/miner/memory", ["current_principal"]),  # an async route: its check only
-        ("/api/conversations", ["current_principal", "list_conversations"]),
-        ("/api/knowledge/requests", ["current_principal", "list_requests"]),
+        ("/api/miner/memory", ["authenticate"]),  # an async route: its check only
+        ("/api/conversations", ["authenticate", "list_conversations"]),
+        ("/api/knowledge/requests", ["authenticate", "list_requests"]),
     ],
 )
 def test_every_room_hands_off_only_what_blocks(

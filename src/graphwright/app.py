@@ -19,7 +19,7 @@ from graphwright.a2a import api as a2a_api
 from graphwright.artifacts.service import ArtifactService
 from graphwright.artifacts.store import SqlArtifactStore
 from graphwright.artifacts.tools import artifacts_server
-from graphwright.auth.service import AuthService
+from graphwright.auth.service import create_auth_service
 from graphwright.chat import api as chat_api
 from graphwright.core import biolink, ids
 from graphwright.db import Database
@@ -68,6 +68,7 @@ def create_app(
     settings = settings or get_settings()
     db = database or Database(settings.resolved_database_url)
     events = create_graph_events(db)
+    auth = create_auth_service(db, where=settings.data_location)
     graph_service = GraphService(db, events, GraphLimits.from_settings(settings))
     graph_backends = BackendResolver(settings, graph_service)
     knowledge = KnowledgeService.from_settings(db, open_backend(settings), settings)
@@ -77,6 +78,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         events.start()
+        auth.start()
         await knowledge.ensure_started(sample_data=settings.kb_sample_data)
         await miner.ensure_started()
         if warm_start:
@@ -88,6 +90,7 @@ def create_app(
         await knowledge.aclose()
         await graph_backends.aclose()
         events.close()
+        auth.close()
         if database is None:
             db.dispose()
 
@@ -105,7 +108,7 @@ def create_app(
     app.state.warm_start = warm_start
     app.state.model_setup = model
     app.state.database = db
-    app.state.auth_service = AuthService(db, where=settings.data_location)
+    app.state.auth_service = auth
     app.state.graph_events = events
     app.state.graph_service = graph_service
     app.state.artifact_service = ArtifactService(SqlArtifactStore(db))

@@ -49,7 +49,7 @@ async def _authenticated(request: Request, auth: AuthService | None) -> Unauthor
         return None
     token = token_in(request.headers.get("authorization", ""))
     try:
-        principal = await asyncio.to_thread(auth.authenticate, token)
+        principal = auth.checked(token) or await asyncio.to_thread(auth.authenticate, token)
     except Unauthorized as exc:
         return exc
     request.scope[PRINCIPAL] = principal

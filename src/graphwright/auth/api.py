@@ -2,14 +2,15 @@
 
 FastAPI runs a plain `def` dependency in its thread pool, and each hand-off waits for a free
 thread and then for the event loop: under load those waits were most of an edit's time. So a
-dependency that does no I/O is `async def`, in every room; only the token check, which reads the
-database, is handed off."""
+dependency that does no I/O is `async def`, in every room; only the token check, when it reads
+the database (a token the server has not kept, see `auth.checked`), is handed off."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from graphwright.auth.models import Principal
@@ -29,11 +30,11 @@ async def bearer_token(
     return credentials.credentials if credentials else None
 
 
-def current_principal(
+async def current_principal(
     service: Annotated[AuthService, Depends(get_auth_service)],
     token: Annotated[str | None, Depends(bearer_token)],
 ) -> Principal:
-    return service.authenticate(token)
+    return service.checked(token) or await run_in_threadpool(service.authenticate, token)
 
 
 Caller = Annotated[Principal, Depends(current_principal)]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, and_, delete, select, update
+from sqlalchemy import ColumnElement, and_, delete, func, select, update
 from sqlalchemy.orm import Session
 
+from graphwright.auth.checked import REVOCATIONS
 from graphwright.auth.models import AuthToken
 
 
@@ -41,8 +42,12 @@ class TokenRepository:
         return self._revoke(AuthToken.token_hash == token_hash, when)
 
     def _revoke(self, which: ColumnElement[bool], when: datetime) -> bool:
-        """Revoke the token `which` picks unless it already is; whether one was."""
+        """Revoke the token `which` picks unless it already is; whether one was. On PostgreSQL
+        every server hears of it when the transaction commits, and forgets the tokens it kept."""
         result = self.session.execute(
             update(AuthToken).where(which, AuthToken.revoked_at.is_(None)).values(revoked_at=when)
         )
-        return bool(result.rowcount)  # type: ignore[attr-defined]
+        revoked = bool(result.rowcount)  # type: ignore[attr-defined]
+        if revoked and self.session.get_bind().dialect.name == "postgresql":
+            self.session.execute(select(func.pg_notify(REVOCATIONS, "")))
+        return revoked

@@ -6,9 +6,11 @@ import hashlib
 import secrets
 from datetime import UTC, datetime, timedelta
 
+from graphwright.auth.checked import REVOCATIONS, CheckedTokens
 from graphwright.auth.models import AuthToken, Principal, TokenInfo
 from graphwright.auth.repository import TokenRepository
 from graphwright.db import Database
+from graphwright.db_listen import PostgresListener
 from graphwright.errors import Forbidden, InvalidInput, NotFound, Unauthorized
 
 TOKEN_PREFIX = "gw_"
@@ -30,9 +32,46 @@ def person(principal: Principal, doing: str) -> str:
 
 
 class AuthService:
-    def __init__(self, db: Database, *, where: str | None = None) -> None:
+    """Tokens of one database. A server's (`create_auth_service`) keeps the tokens it checked
+    while it hears of every revocation (see `auth.checked`); any other reads each one."""
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        where: str | None = None,
+        checked: CheckedTokens | None = None,
+        listener: PostgresListener | None = None,
+    ) -> None:
         self._db = db
         self._where = where  # named when a token is unknown: a token made for another home
+        self._checked = checked
+        self._listener = listener
+
+    def start(self) -> None:
+        """Start hearing of revocations, where tokens are kept."""
+        if self._listener is not None:
+            self._listener.start()
+
+    def close(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+
+    @property
+    def listener_pid(self) -> int | None:
+        """The server process of the connection hearing revocations; None while there is none."""
+        return self._listener.backend_pid if self._listener is not None else None
+
+    def checked(self, token: str | None) -> Principal | None:
+        """The caller, if this token was checked and is still kept: no database needed."""
+        if not token or self._checked is None:
+            return None
+        return self._checked.get(hash_token(token), datetime.now(UTC))
+
+    def forget_checked(self) -> None:
+        """Forget every token kept: one was revoked."""
+        if self._checked is not None:
+            self._checked.forget()
 
     def mint(
         self,
@@ -68,8 +107,12 @@ class AuthService:
     def authenticate(self, token: str | None) -> Principal:
         if not token:
             raise Unauthorized("A bearer token is required: send 'Authorization: Bearer <token>'")
-        with self._db.lookup() as session:  # every request checks its token: one round trip
-            row = TokenRepository(session).by_hash(hash_token(token))
+        token_hash = hash_token(token)
+        if self._checked is not None and (kept := self._checked.get(token_hash, datetime.now(UTC))):
+            return kept
+        generation = self._checked.generation if self._checked is not None else 0
+        with self._db.lookup() as session:  # one round trip
+            row = TokenRepository(session).by_hash(token_hash)
             if row is None:
                 place = f" in {self._where}" if self._where else ""
                 raise Unauthorized(
@@ -80,7 +123,11 @@ class AuthService:
                 raise Unauthorized("The bearer token is not valid: it was revoked")
             if row.expires_at is not None and row.expires_at <= datetime.now(UTC):
                 raise Unauthorized("The bearer token has expired; mint a new one")
-            return Principal(token_id=row.id, conversation_id=row.conversation_id, label=row.label)
+            principal = Principal(row.id, row.conversation_id, row.label)
+            expires_at = row.expires_at
+        if self._checked is not None:
+            self._checked.keep(token_hash, principal, expires_at, generation)
+        return principal
 
     @staticmethod
     def authorize(principal: Principal, conversation_id: str) -> None:
@@ -94,11 +141,13 @@ class AuthService:
         """Revoke every active token of this name and purpose (one a stopped process left)."""
         with self._db.write() as session:
             TokenRepository(session).revoke_named(label, purpose, datetime.now(UTC))
+        self.forget_checked()
 
     def revoke_token(self, token: str) -> None:
         """Revoke a token by its value; an unknown or already revoked token is left as it is."""
         with self._db.write() as session:
             TokenRepository(session).revoke_by_hash(hash_token(token), datetime.now(UTC))
+        self.forget_checked()
 
     def list_tokens(self, *, everything: bool = False) -> list[TokenInfo]:
         """The active tokens people made, newest first (never the token itself); with
@@ -127,3 +176,14 @@ class AuthService:
         with self._db.write() as session:
             if not TokenRepository(session).revoke(token_id, datetime.now(UTC)):
                 raise NotFound(f"No active token with id {token_id}")
+        self.forget_checked()
+
+
+def create_auth_service(db: Database, *, where: str | None = None) -> AuthService:
+    """A server's auth service: on PostgreSQL it keeps the tokens it checked while it hears of
+    every revocation (call `start`, and `close` at the end); on SQLite it reads each one."""
+    if db.is_sqlite:
+        return AuthService(db, where=where)
+    checked = CheckedTokens()
+    listener = PostgresListener(db.url, REVOCATIONS, lambda _: checked.forget(), checked.hearing)
+    return AuthService(db, where=where, checked=checked, listener=listener)

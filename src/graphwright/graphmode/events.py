@@ -9,21 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import logging
 import threading
 from collections import defaultdict
 from typing import Any
 
 import orjson
-import psycopg
 from sqlalchemy import event as sa_event
 from sqlalchemy import text
-from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from graphwright.db import RESULT_UNREAD, Database
-
-log = logging.getLogger(__name__)
+from graphwright.db_listen import PostgresListener
 
 Event = dict[str, Any]
 QUEUE_SIZE = 1000
@@ -74,11 +70,8 @@ class PostgresGraphEvents(GraphEvents):
 
     def __init__(self, url: str) -> None:
         super().__init__()
-        self._conninfo = make_url(url).set(drivername="postgresql").render_as_string(False)
         self.channel = "graphwright_" + hashlib.sha256(url.encode()).hexdigest()[:16]
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
+        self._listener = PostgresListener(url, self.channel, self._heard)
 
     def publish(self, session: Session, event: Event) -> None:
         payload = orjson.dumps(event)
@@ -90,31 +83,14 @@ class PostgresGraphEvents(GraphEvents):
             execution_options=RESULT_UNREAD,
         )
 
+    def _heard(self, payload: str) -> None:
+        self.deliver(orjson.loads(payload))
+
     def start(self) -> None:
-        with self._lock:
-            if self._thread is not None:
-                return
-            self._thread = threading.Thread(target=self._listen, name=self.channel, daemon=True)
-            self._thread.start()
-        self._ready.wait(timeout=10)
+        self._listener.start()
 
     def close(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def _listen(self) -> None:
-        while not self._stop.is_set():
-            try:
-                with psycopg.connect(self._conninfo, autocommit=True) as conn:
-                    conn.execute(f'LISTEN "{self.channel}"')
-                    self._ready.set()
-                    while not self._stop.is_set():
-                        for notice in conn.notifies(timeout=0.5):
-                            self.deliver(orjson.loads(notice.payload))
-            except psycopg.Error:
-                log.warning("Graph event listener lost its connection; reconnecting", exc_info=True)
-                self._stop.wait(1.0)
+        self._listener.close()
 
 
 class Subscription:
