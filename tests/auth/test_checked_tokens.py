@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from sqlalchemy import event, text
 
+from graphwright.auth.checked import CheckedTokens, revocation_notice
+from graphwright.auth.models import Principal
 from graphwright.auth.repository import TokenRepository
 from graphwright.auth.service import AuthService, create_auth_service
 from graphwright.db import Database
@@ -109,6 +111,34 @@ def test_a_token_revoked_by_id_or_name_is_refused(
     elsewhere.revoke(server.authenticate(by_id).token_id)
     elsewhere.revoke_named("b", purpose="reader")
     assert until(refused(server, by_id)) and until(refused(server, by_name))
+
+
+def test_a_revocation_forgets_only_the_tokens_it_names(
+    database: Database, server: AuthService, elsewhere: AuthService, statements: list[str]
+) -> None:
+    """The chat revokes a token at the end of every Graph Mode turn: the others stay kept."""
+    revoked, other = server.mint(label="turn"), server.mint(label="person")
+    for token in (revoked, other):
+        server.authenticate(token)
+    elsewhere.revoke_token(revoked)
+    assert until(refused(server, revoked))
+    statements.clear()
+    server.authenticate(other)
+    reads = [s for s in statements if "FROM auth_tokens" in s]
+    assert len(reads) == (1 if database.is_sqlite else 0)
+
+
+def test_a_notice_naming_too_many_tokens_forgets_every_token() -> None:
+    checked, now = CheckedTokens(), datetime.now(UTC)
+    checked.hearing(True)
+    for index in range(3):
+        checked.keep(f"h{index}", Principal(index, None, None), None, checked.generation)
+    checked.heard(revocation_notice(["h0"]))
+    assert [checked.get(f"h{i}", now) is not None for i in range(3)] == [False, True, True]
+    many = [f"{index:064x}" for index in range(200)]  # 200 hashes: past one NOTIFY's payload
+    assert revocation_notice(many) == ""
+    checked.heard(revocation_notice(many))
+    assert [checked.get(f"h{i}", now) for i in range(3)] == [None, None, None]
 
 
 def test_a_token_revoked_here_is_refused_at_once(server: AuthService) -> None:

@@ -23,8 +23,16 @@ from datetime import datetime
 from graphwright.auth.models import Principal
 
 REVOCATIONS = "graphwright_token_revocations"  # channels are per database: one name for all
+NOTICE_LIMIT = 7000  # PostgreSQL refuses NOTIFY payloads of 8000 bytes or more
 KEEP_SECONDS = 60.0
 MOST_KEPT = 10_000  # past it, everything is forgotten: memory stays bounded
+
+
+def revocation_notice(token_hashes: list[str]) -> str:
+    """The NOTIFY payload naming revoked tokens: their hashes, or "" (forget every token) when
+    they are too many for one notice."""
+    notice = ",".join(token_hashes)
+    return notice if len(notice) <= NOTICE_LIMIT else ""
 
 
 @dataclass(frozen=True)
@@ -68,11 +76,19 @@ class CheckedTokens:
                 self._kept.clear()
             self._kept[token_hash] = _Kept(principal, expires_at, time.monotonic())
 
-    def forget(self) -> None:
-        """A token was revoked (here, or by any process that told us)."""
+    def forget(self, token_hashes: list[str] | None = None) -> None:
+        """These tokens (None: every token) were revoked, here or by a process that told us.
+        A check under way meanwhile keeps nothing, whichever token it read."""
         with self._lock:
             self._generation += 1
-            self._kept.clear()
+            if token_hashes is None:
+                self._kept.clear()
+            for token_hash in token_hashes or ():
+                self._kept.pop(token_hash, None)
+
+    def heard(self, notice: str) -> None:
+        """A revocation notice (see `revocation_notice`)."""
+        self.forget(notice.split(",") if notice else None)
 
     def hearing(self, listening: bool) -> None:
         """The listener started (True) or stopped (False) hearing revocations."""

@@ -68,10 +68,10 @@ class AuthService:
             return None
         return self._checked.get(hash_token(token), datetime.now(UTC))
 
-    def forget_checked(self) -> None:
-        """Forget every token kept: one was revoked."""
+    def forget_checked(self, token_hashes: list[str] | None = None) -> None:
+        """Forget these tokens (None: every token) if kept: they were revoked."""
         if self._checked is not None:
-            self._checked.forget()
+            self._checked.forget(token_hashes)
 
     def mint(
         self,
@@ -140,14 +140,14 @@ class AuthService:
     def revoke_named(self, label: str, *, purpose: str) -> None:
         """Revoke every active token of this name and purpose (one a stopped process left)."""
         with self._db.write() as session:
-            TokenRepository(session).revoke_named(label, purpose, datetime.now(UTC))
-        self.forget_checked()
+            revoked = TokenRepository(session).revoke_named(label, purpose, datetime.now(UTC))
+        self.forget_checked(revoked)
 
     def revoke_token(self, token: str) -> None:
         """Revoke a token by its value; an unknown or already revoked token is left as it is."""
         with self._db.write() as session:
-            TokenRepository(session).revoke_by_hash(hash_token(token), datetime.now(UTC))
-        self.forget_checked()
+            revoked = TokenRepository(session).revoke_by_hash(hash_token(token), datetime.now(UTC))
+        self.forget_checked(revoked)
 
     def list_tokens(self, *, everything: bool = False) -> list[TokenInfo]:
         """The active tokens people made, newest first (never the token itself); with
@@ -174,9 +174,10 @@ class AuthService:
 
     def revoke(self, token_id: int) -> None:
         with self._db.write() as session:
-            if not TokenRepository(session).revoke(token_id, datetime.now(UTC)):
+            revoked = TokenRepository(session).revoke(token_id, datetime.now(UTC))
+            if not revoked:
                 raise NotFound(f"No active token with id {token_id}")
-        self.forget_checked()
+        self.forget_checked(revoked)
 
 
 def create_auth_service(db: Database, *, where: str | None = None) -> AuthService:
@@ -185,5 +186,5 @@ def create_auth_service(db: Database, *, where: str | None = None) -> AuthServic
     if db.is_sqlite:
         return AuthService(db, where=where)
     checked = CheckedTokens()
-    listener = PostgresListener(db.url, REVOCATIONS, lambda _: checked.forget(), checked.hearing)
+    listener = PostgresListener(db.url, REVOCATIONS, checked.heard, checked.hearing)
     return AuthService(db, where=where, checked=checked, listener=listener)
