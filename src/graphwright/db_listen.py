@@ -51,14 +51,17 @@ class PostgresListener:
         self._ready = threading.Event()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
-        self.backend_pid: int | None = None  # the listening connection's server process
+        # The server process of the connection, once it listens; None while it does not.
+        self.backend_pid: int | None = None
 
     def start(self, wait: float = 10.0) -> None:
-        """Start listening; return once the channel is listened to, or after `wait` seconds."""
+        """Start listening, and return once the channel is listened to, or after `wait` seconds
+        if it cannot be yet (the thread goes on trying); a later call returns at once."""
         with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name=self.channel, daemon=True)
-                self._thread.start()
+            if self._thread is not None:
+                return
+            self._thread = threading.Thread(target=self._run, name=self.channel, daemon=True)
+            self._thread.start()
         self._ready.wait(timeout=wait)
 
     def close(self) -> None:
@@ -71,19 +74,17 @@ class PostgresListener:
             try:
                 self._listen()
             except psycopg.Error:
-                log.warning("Lost the connection listening on %s; reconnecting", self.channel)
+                log.warning("No connection listening on %s; retrying", self.channel, exc_info=True)
             finally:
                 self.backend_pid = None
                 self._hearing(False)
             self._stop.wait(1.0)
 
     def _listen(self) -> None:
-        with psycopg.connect(
-            self._conninfo, autocommit=True, application_name=self.channel, **CONNECTION_OPTIONS
-        ) as connection:
+        with psycopg.connect(self._conninfo, autocommit=True, **CONNECTION_OPTIONS) as connection:
             connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
-            self.backend_pid = connection.info.backend_pid
             self._hearing(True)
+            self.backend_pid = connection.info.backend_pid
             self._ready.set()
             pinged = time.monotonic()
             while not self._stop.is_set():

@@ -59,7 +59,7 @@ class AuthService:
 
     @property
     def listener_pid(self) -> int | None:
-        """The server process of the connection hearing revocations; None while there is none."""
+        """The server process of the connection listening for revocations; None while none does."""
         return self._listener.backend_pid if self._listener is not None else None
 
     def checked(self, token: str | None) -> Principal | None:
