@@ -7,6 +7,7 @@ import contextlib
 import gc
 import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,30 @@ def test_a_long_answer_arrives_whole_on_uvloop(tmp_path: Path) -> None:
         return len(answer.rows)
 
     assert uvloop.run(long_answer()) == 2000
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
+def test_a_temporary_store_dropped_unclosed_is_removed_without_an_error() -> None:
+    # A test that never closed its temporary store left its folder to the garbage collector,
+    # while RocksDB could still write in it: the removal failed ("Directory not empty"), and the
+    # unraisable error failed whichever test was running then.
+    store = EmbeddedStore(None)
+    folder = Path(store._temporary.name) / "store"  # type: ignore[union-attr]
+    stop = threading.Event()
+
+    def keep_writing() -> None:  # as RocksDB's own threads may
+        index = 0
+        while not stop.is_set():
+            with contextlib.suppress(OSError):
+                (folder / f"late-{index}").touch()
+            index += 1
+
+    writer = threading.Thread(target=keep_writing)
+    writer.start()
+    try:
+        time.sleep(0.05)
+        del store
+        gc.collect()
+    finally:
+        stop.set()
+        writer.join()

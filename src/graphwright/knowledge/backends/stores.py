@@ -77,7 +77,13 @@ class EmbeddedStore:
 
     def __init__(self, path: Path | None, *, concurrency: int = 2) -> None:
         self.description = f"embedded Oxigraph store at {path}" if path else "temporary store"
-        self._temporary = None if path else tempfile.TemporaryDirectory(prefix="graphwright-kb-")
+        # A temporary store dropped without `aclose` is removed by the garbage collector while
+        # RocksDB's threads may still write in it: what they add meanwhile is left behind.
+        self._temporary = (
+            None
+            if path
+            else tempfile.TemporaryDirectory(prefix="graphwright-kb-", ignore_cleanup_errors=True)
+        )
         path = path or Path(self._temporary.name) / "store"  # type: ignore[union-attr]
         try:
             path.mkdir(parents=True, exist_ok=True)
