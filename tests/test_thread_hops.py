@@ -14,13 +14,13 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-import graphwright.auth.api
+import graphwright.auth.service
 from tests.graphmode.conftest import app, auth, client, token  # noqa: F401
 
 
 @pytest.fixture
 def handed_off(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names of the functions FastAPI runs in its thread pool, in order."""
+    """The names of the functions FastAPI and the token check run in the thread pool, in order."""
     names: list[str] = []
     real = fastapi.routing.run_in_threadpool
 
@@ -28,14 +28,9 @@ def handed_off(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         names.append(getattr(kwargs.get("function", func), "__name__", repr(func)))
         return await real(func, *args, **kwargs)
 
-    modules = (
-        fastapi.routing,
-        fastapi.dependencies.utils,
-        fastapi.concurrency,
-        graphwright.auth.api,
-    )
-    for module in modules:
+    for module in (fastapi.routing, fastapi.dependencies.utils, fastapi.concurrency):
         monkeypatch.setattr(module, "run_in_threadpool", counting)
+    monkeypatch.setattr(graphwright.auth.service, "in_worker_thread", counting)
     return names
 
 

@@ -10,7 +10,6 @@ digits) is the client's parse error, not an internal one.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import types
@@ -49,7 +48,7 @@ async def _authenticated(request: Request, auth: AuthService | None) -> Unauthor
         return None
     token = token_in(request.headers.get("authorization", ""))
     try:
-        principal = auth.checked(token) or await asyncio.to_thread(auth.authenticate, token)
+        principal = await auth.authenticate_from_loop(token)
     except Unauthorized as exc:
         return exc
     request.scope[PRINCIPAL] = principal

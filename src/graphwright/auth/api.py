@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from graphwright.auth.models import Principal
@@ -34,7 +33,7 @@ async def current_principal(
     service: Annotated[AuthService, Depends(get_auth_service)],
     token: Annotated[str | None, Depends(bearer_token)],
 ) -> Principal:
-    return service.checked(token) or await run_in_threadpool(service.authenticate, token)
+    return await service.authenticate_from_loop(token)
 
 
 Caller = Annotated[Principal, Depends(current_principal)]

@@ -6,6 +6,8 @@ import hashlib
 import secrets
 from datetime import UTC, datetime, timedelta
 
+from anyio.to_thread import run_sync as in_worker_thread
+
 from graphwright.auth.checked import REVOCATIONS, CheckedTokens
 from graphwright.auth.models import AuthToken, Principal, TokenInfo
 from graphwright.auth.repository import TokenRepository
@@ -103,6 +105,11 @@ class AuthService:
                 )
             )
         return token
+
+    async def authenticate_from_loop(self, token: str | None) -> Principal:
+        """`authenticate` for a caller on the event loop: a kept token at once, any other read
+        in a worker thread."""
+        return self.checked(token) or await in_worker_thread(self.authenticate, token)
 
     def authenticate(self, token: str | None) -> Principal:
         if not token:
