@@ -50,11 +50,13 @@ class CheckedTokens:
         self._kept: dict[str, _Kept] = {}
         self._generation = 0
         self._hearing = False
+        self._forgot_all = 0  # the generation in which everything was last forgotten
+        self._forgot: dict[str, int] = {}  # token hash -> the generation it was last forgotten in
 
     @property
     def generation(self) -> int:
-        """Note it before reading a token: `keep` takes the answer only if nothing was forgotten
-        meanwhile."""
+        """Note it before reading a token: `keep` takes the answer only if that token was not
+        forgotten meanwhile."""
         return self._generation
 
     def get(self, token_hash: str, now: datetime) -> Principal | None:
@@ -70,7 +72,8 @@ class CheckedTokens:
         self, token_hash: str, principal: Principal, expires_at: datetime | None, generation: int
     ) -> None:
         with self._lock:
-            if not self._hearing or generation != self._generation:
+            forgot = max(self._forgot_all, self._forgot.get(token_hash, 0))
+            if not self._hearing or forgot > generation:
                 return
             if len(self._kept) >= MOST_KEPT:
                 self._kept.clear()
@@ -78,13 +81,15 @@ class CheckedTokens:
 
     def forget(self, token_hashes: list[str] | None = None) -> None:
         """These tokens (None: every token) were revoked, here or by a process that told us.
-        A check under way meanwhile keeps nothing, whichever token it read."""
+        A check of one of them under way meanwhile keeps nothing."""
         with self._lock:
             self._generation += 1
-            if token_hashes is None:
-                self._kept.clear()
-            for token_hash in token_hashes or ():
+            if token_hashes is None or len(self._forgot) + len(token_hashes) > MOST_KEPT:
+                self._forget_all()
+                return
+            for token_hash in token_hashes:
                 self._kept.pop(token_hash, None)
+                self._forgot[token_hash] = self._generation
 
     def heard(self, notice: str) -> None:
         """A revocation notice (see `revocation_notice`)."""
@@ -95,4 +100,9 @@ class CheckedTokens:
         with self._lock:
             self._hearing = listening
             self._generation += 1
-            self._kept.clear()
+            self._forget_all()
+
+    def _forget_all(self) -> None:
+        self._kept.clear()
+        self._forgot.clear()
+        self._forgot_all = self._generation
