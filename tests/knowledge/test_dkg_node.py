@@ -53,6 +53,9 @@ BOB = [
 ]
 GENE = [f'<{EX}brca1> <http://www.w3.org/2000/01/rdf-schema#label> "BRCA1 gene" .']
 FAST = {"max_retries": 20, "frequency": 0.01}
+# A query's time limit where the limit is not what a test is about. The check runs in a query
+# worker in the idle scheduling class, which a loaded machine can starve for seconds.
+LIMIT = 60
 
 
 @pytest.fixture
@@ -116,13 +119,13 @@ async def test_an_unreachable_node_is_unavailable() -> None:
     with pytest.raises(StoreUnavailable, match="cannot be reached"):
         await kb.get(Ual(CHAIN, STORAGE, 1))
     with pytest.raises(StoreUnavailable, match="cannot be reached"):
-        await kb.query("SELECT * WHERE { ?s ?p ?o }", limit=10, timeout=5)
+        await kb.query("SELECT * WHERE { ?s ?p ?o }", limit=10, timeout=LIMIT)
 
 
 async def test_a_refused_token_names_the_setting(node) -> None:
     kb = DkgNodeKnowledgeBase(node[1], CHAIN, auth_token="wrong", **FAST)
     with pytest.raises(StoreUnavailable, match="GRAPHWRIGHT_DKG_NODE_TOKEN"):
-        await kb.query("SELECT * WHERE { ?s ?p ?o }", limit=10, timeout=5)
+        await kb.query("SELECT * WHERE { ?s ?p ?o }", limit=10, timeout=LIMIT)
 
 
 # ----- query
@@ -134,7 +137,7 @@ async def test_select_rows_match_sparql_json_of_the_same_query(node, kb) -> None
     stub.add_collection([ALICE, BOB])
     stub.add_collection([GENE])
     sparql = "SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } } ORDER BY ?g ?s ?p ?o"
-    answer = await kb.query(sparql, limit=1000, timeout=5)
+    answer = await kb.query(sparql, limit=1000, timeout=LIMIT)
     expected = answer_from_oxigraph(stub.store.query(sparql), limit=1000, deadline=Deadline(5))
     assert answer.variables == ["g", "s", "p", "o"]
     assert answer.rows == expected.rows
@@ -149,7 +152,7 @@ async def test_select_rows_match_sparql_json_of_the_same_query(node, kb) -> None
 async def test_select_is_cut_at_the_row_limit(node, kb) -> None:
     stub, _ = node
     stub.add_collection([ALICE, BOB])
-    answer = await kb.query("SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }", limit=2, timeout=5)
+    answer = await kb.query("SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }", limit=2, timeout=LIMIT)
     assert len(answer.rows) == 2
     assert answer.truncated is True
     assert answer.row_limit == 2
@@ -157,7 +160,7 @@ async def test_select_is_cut_at_the_row_limit(node, kb) -> None:
 
 async def test_select_with_no_rows_still_names_its_variables(node, kb) -> None:
     answer = await kb.query(
-        "SELECT ?who ?name WHERE { ?who <urn:x:none> ?name }", limit=5, timeout=5
+        "SELECT ?who ?name WHERE { ?who <urn:x:none> ?name }", limit=5, timeout=LIMIT
     )
     assert answer.variables == ["who", "name"]
     assert answer.rows == []
@@ -169,7 +172,7 @@ async def test_construct_returns_n_triples(node, kb) -> None:
     answer = await kb.query(
         f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH <{ual}/1/public> {{ ?s ?p ?o }} }}",
         limit=100,
-        timeout=5,
+        timeout=LIMIT,
     )
     assert answer.form == "graph"
     assert triples(answer.triples or "") == triples(ALICE)
@@ -185,17 +188,17 @@ async def test_construct_returns_n_triples(node, kb) -> None:
 async def test_ask_and_describe_are_refused_clearly(node, kb, sparql: str, kind: str) -> None:
     stub, _ = node
     with pytest.raises(InvalidInput, match=f"SELECT and CONSTRUCT only, not {kind}"):
-        await kb.query(sparql, limit=10, timeout=5)
+        await kb.query(sparql, limit=10, timeout=LIMIT)
     assert stub.requests_to("/v1/direct-query") == []
 
 
 async def test_an_update_is_refused_before_it_reaches_the_node(node, kb) -> None:
     stub, _ = node
     with pytest.raises(InvalidInput, match="update"):
-        await kb.query("INSERT DATA { <urn:a> <urn:b> <urn:c> }", limit=10, timeout=5)
+        await kb.query("INSERT DATA { <urn:a> <urn:b> <urn:c> }", limit=10, timeout=LIMIT)
     with pytest.raises(InvalidInput, match="SERVICE"):
         await kb.query(
-            "SELECT * WHERE { SERVICE <http://127.0.0.1/> { ?s ?p ?o } }", limit=10, timeout=5
+            "SELECT * WHERE { SERVICE <http://127.0.0.1/> { ?s ?p ?o } }", limit=10, timeout=LIMIT
         )
     assert stub.requests == []
 
@@ -378,7 +381,7 @@ async def test_a_query_the_parser_cannot_read_never_reaches_the_node(node, kb) -
     stub, _ = node
     # RDF-star: Oxigraph reads it; rdflib's parser, which judges every query, does not.
     with pytest.raises(InvalidInput, match="Syntax error at line 1, column 19"):
-        await kb.query("SELECT ?x WHERE { << ?s ?p ?o >> ?q ?x }", limit=5, timeout=5)
+        await kb.query("SELECT ?x WHERE { << ?s ?p ?o >> ?q ?x }", limit=5, timeout=LIMIT)
     assert stub.requests == []
 
 
@@ -437,5 +440,5 @@ async def test_the_nodes_answer_is_read_in_a_thread_not_on_the_event_loop(
         return original(*args, **kwargs)
 
     monkeypatch.setattr(dkg_node, reader, reading)
-    await kb.query(sparql, limit=100, timeout=5)
+    await kb.query(sparql, limit=100, timeout=LIMIT)
     assert readers and threading.main_thread() not in readers

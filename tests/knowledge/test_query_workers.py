@@ -79,14 +79,23 @@ async def test_a_slow_worker_start_does_not_count_against_the_limit(
 ) -> None:
     """On a loaded machine a worker's imports can take longer than a query's whole limit; the
     query still gets its full limit once its worker is ready (a CI failure: a 5 s limit spent
-    starting the worker for a trivial SELECT)."""
+    starting the worker for a trivial SELECT). The worker's answer is stood in for: a real one,
+    in the idle scheduling class, can itself take seconds on a loaded machine (another CI
+    failure), and this test is about the start."""
     wait_ready = query_workers._Worker.wait_ready
 
     def slow_wait_ready(worker: query_workers._Worker) -> None:
         time.sleep(2.0)
         wait_ready(worker)
 
+    async def answer_within_the_limit(
+        worker: query_workers._Worker, request: tuple[object, ...]
+    ) -> tuple[str, dict[str, object]]:
+        await asyncio.sleep(0.5)
+        return "ok", {"text": request[1], "form": "ask", "kind": "ASK", "variables": []}
+
     monkeypatch.setattr(query_workers._Worker, "wait_ready", slow_wait_ready)
+    monkeypatch.setattr(query_workers._Worker, "ask", answer_within_the_limit)
     pool = QueryWorkers(1)
     try:
         answer = await pool.check("ASK {}", timeout=1.0)
