@@ -255,3 +255,32 @@ async def test_a_model_failure_is_an_error_event_and_ends_the_turn(manager: McpM
     assert turn.stop_reason == "model_error"
     assert events.of("error")[0]["message"].startswith("The model could not answer:")
     assert turn.text.startswith("The model could not answer:")
+
+
+@pytest.mark.parametrize(
+    ("message", "with_model", "started"),
+    [
+        ("/steady.echo text=hi", False, {"steady"}),
+        ("/steady.echo text=hi\n/flaky.echo text=ho", True, {"steady", "flaky"}),
+        ("/nowhere.echo text=hi", False, set()),
+        ("hello", False, set()),
+        ("/help", False, {"steady", "flaky", "spare"}),
+        ("/steady.echo text=hi\nand tell me more", True, {"steady", "flaky", "spare"}),
+        ("hello", True, {"steady", "flaky", "spare"}),
+    ],
+)
+async def test_a_turn_starts_only_the_servers_it_needs(
+    message: str, with_model: bool, started: set[str]
+) -> None:
+    """A turn of commands starts the servers they name, /help and a turn the model answers
+    every one of the mode's, and words without a model none: each server is a process of its own,
+    seconds of CPU to start on a busy machine."""
+    manager = McpManager({"steady": flaky(), "flaky": flaky(), "spare": flaky()})
+    model = ScriptedChatModel.with_script([reply("An answer.")]) if with_model else None
+    context = TurnContext("c1", Mode.NORMAL, message, artifacts=TurnArtifacts())
+    try:
+        await Turn(context, manager=manager, model=model, emit=Recorder()).run()
+        running = {name for name, c in manager.connections.items() if c.running}
+        assert running == started
+    finally:
+        await manager.aclose()

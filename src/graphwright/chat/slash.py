@@ -42,6 +42,16 @@ def command_lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
+def servers_named(commands: list[str], servers: list[str]) -> list[str]:
+    """Of `servers`, those whose tools `commands` call (`/server.tool`), in their order; all of
+    them when a command asks for help, which lists every tool."""
+    heads = {line[1:].partition(" ")[0] for line in commands}
+    if HELP in heads:
+        return servers
+    named = {head.partition(".")[0] for head in heads}
+    return [server for server in servers if server in named]
+
+
 def dotted(spec: ToolSpec) -> str:
     return f"{spec.server}.{spec.name}"
 

@@ -47,7 +47,14 @@ from graphwright.chat.modes import (
     redacted,
     servers_for,
 )
-from graphwright.chat.slash import command_lines, dotted, help_text, is_slash_message, parse
+from graphwright.chat.slash import (
+    command_lines,
+    dotted,
+    help_text,
+    is_slash_message,
+    parse,
+    servers_named,
+)
 from graphwright.core.artifacts import ChatArtifact
 from graphwright.errors import InvalidInput
 from graphwright.llm import NO_MODEL
@@ -137,15 +144,16 @@ class Turn:
 
     async def run(self) -> None:
         self.emit("status", {"state": "started", "mode": self.context.mode.value})
-        servers = servers_for(self.context.mode, self.manager.connections)
-        tools, failures = await self.manager.tools(servers)
-        for server, reason in failures.items():
-            self.emit("error", {"server": server, "message": reason})
-        if self.graph_mode:
-            self.graph_version = await self._read_graph_version()
         lines = command_lines(self.context.message)
         commands = [line for line in lines if line.startswith("/")]
-        if is_slash_message(self.context.message) or (self.model is None and commands):
+        runs_commands = is_slash_message(self.context.message) or (
+            self.model is None and bool(commands)
+        )
+        runs_model = self.model is not None and (not runs_commands or len(commands) < len(lines))
+        tools = await self._start_tools(commands if runs_commands and not runs_model else None)
+        if self.graph_mode:
+            self.graph_version = await self._read_graph_version()
+        if runs_commands:
             await self._run_commands(tools, commands)
             if len(commands) < len(lines) and self.model is None:
                 self._say(self.model_notice)  # for the plain text among the commands
@@ -157,6 +165,21 @@ class Turn:
         else:
             await self._run_model(self.model, tools)
         self.finish()
+
+    async def _start_tools(self, commands: list[str] | None) -> list[ToolSpec]:
+        """The tools of the mode's servers that the turn needs, each server started if it is not
+        running: those `commands` name, or every one when the model answers (`commands` None).
+        Words with no model and no command need none. Each server is a process of its own, seconds
+        of CPU to start on a busy machine."""
+        servers = servers_for(self.context.mode, self.manager.connections)
+        if commands is not None:
+            servers = servers_named(commands, servers)
+        elif self.model is None:
+            servers = []
+        tools, failures = await self.manager.tools(servers)
+        for server, reason in failures.items():
+            self.emit("error", {"server": server, "message": reason})
+        return tools
 
     def finish(self) -> None:
         """Settle the turn's artifacts (once); also called for a cancelled turn."""
