@@ -152,7 +152,9 @@ async def test_select_rows_match_sparql_json_of_the_same_query(node, kb) -> None
 async def test_select_is_cut_at_the_row_limit(node, kb) -> None:
     stub, _ = node
     stub.add_collection([ALICE, BOB])
-    answer = await kb.query("SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }", limit=2, timeout=LIMIT)
+    answer = await kb.query(
+        "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }", limit=2, timeout=LIMIT
+    )
     assert len(answer.rows) == 2
     assert answer.truncated is True
     assert answer.row_limit == 2
