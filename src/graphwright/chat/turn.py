@@ -150,7 +150,7 @@ class Turn:
             self.model is None and bool(commands)
         )
         runs_model = self.model is not None and (not runs_commands or len(commands) < len(lines))
-        tools = await self._start_tools(commands if runs_commands and not runs_model else None)
+        tools = await self._start_tools(self._servers_needed(commands, runs_model=runs_model))
         if self.graph_mode:
             self.graph_version = await self._read_graph_version()
         if runs_commands:
@@ -166,16 +166,16 @@ class Turn:
             await self._run_model(self.model, tools)
         self.finish()
 
-    async def _start_tools(self, commands: list[str] | None) -> list[ToolSpec]:
-        """The tools of the mode's servers that the turn needs, each server started if it is not
-        running: those `commands` name, or every one when the model answers (`commands` None).
-        Words with no model and no command need none. Each server is a process of its own, seconds
-        of CPU to start on a busy machine."""
+    def _servers_needed(self, commands: list[str], *, runs_model: bool) -> list[str]:
+        """The mode's servers the turn starts: every one when the model answers (it sees every
+        tool), else those the commands name (none for words alone). Each server is a process of
+        its own, seconds of CPU to start on a busy machine."""
         servers = servers_for(self.context.mode, self.manager.connections)
-        if commands is not None:
-            servers = servers_named(commands, servers)
-        elif self.model is None:
-            servers = []
+        return servers if runs_model else servers_named(commands, servers)
+
+    async def _start_tools(self, servers: list[str]) -> list[ToolSpec]:
+        """The tools of `servers`, each started if it is not running; one that cannot start is
+        an `error` event."""
         tools, failures = await self.manager.tools(servers)
         for server, reason in failures.items():
             self.emit("error", {"server": server, "message": reason})
