@@ -518,7 +518,7 @@ def attackers(
 ) -> Iterator[None]:
     """The hostile users from a process of their own, as attackers are other clients: the
     driver's loop then carries the users alone, and its lateness is the machine's. (It is still
-    about 8 ms late at p99 while they run, against 2.5 ms without them: the cores are full.)"""
+    about 8 ms late at p99 while they run, against about 3 ms without them: the cores are full.)"""
     if not users:
         yield
         return
