@@ -28,7 +28,7 @@ SHELL = {"bash", "sh"}
 NOT_HERE = {
     "make ": "the README's fresh-clone measurement runs make run and make test",
     "npx @modelcontextprotocol/inspector": "tests/mcp/test_inspector_cli.py runs the Inspector",
-    "chrt --idle 0 oxigraph serve": "benchmarks/load_bench.py runs the server so, until stopped",
+    "setsid --wait sh -c": "benchmarks/load_bench.py starts the store so, until stopped",
 }
 PREAMBLE = """set -euo pipefail
 curl() { command curl --fail-with-body "$@"; }

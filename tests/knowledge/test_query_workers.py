@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -114,5 +115,25 @@ async def test_workers_run_only_on_cpu_the_server_leaves_idle() -> None:
         assert answer.kind == "ASK"
         (worker,) = workers() - before
         assert os.sched_getscheduler(worker) == os.SCHED_IDLE
+    finally:
+        pool.close()
+
+
+async def test_workers_are_a_scheduling_group_of_the_lowest_weight() -> None:
+    """The idle class yields only within a scheduling group. In the server's group a busy
+    worker would keep that group's whole share against PostgreSQL's group, and the database's
+    backends would wait for a CPU while edits wait for them. A worker starts a session, which is
+    an autogroup of its own, and gives that group the lowest weight."""
+    before = workers()
+    pool = QueryWorkers(1)
+    try:
+        await pool.check("ASK {}", timeout=120)
+        (worker,) = workers() - before
+        assert os.getsid(worker) == worker
+        group = Path(f"/proc/{worker}/autogroup")
+        if not group.exists():
+            pytest.skip("this kernel has no autogroups")
+        assert group.read_text() != Path("/proc/self/autogroup").read_text()
+        assert group.read_text().split()[-2:] == ["nice", "19"]
     finally:
         pool.close()
