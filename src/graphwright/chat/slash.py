@@ -42,10 +42,16 @@ def command_lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
+def split_command(line: str) -> tuple[str, str]:
+    """A command line's `server.tool` (or `help`), and its arguments' text."""
+    head, _, rest = line[1:].partition(" ")
+    return head, rest
+
+
 def servers_named(commands: list[str], servers: list[str]) -> list[str]:
     """Of `servers`, those whose tools `commands` call (`/server.tool`), in their order; all of
     them when a command asks for help, which lists every tool."""
-    heads = {line[1:].partition(" ")[0] for line in commands}
+    heads = {split_command(line)[0] for line in commands}
     if HELP in heads:
         return servers
     named = {head.partition(".")[0] for head in heads}
@@ -68,7 +74,7 @@ def parse(line: str, tools: dict[str, ToolSpec]) -> SlashCall:
             f"'{line}' is not a command: in a message of slash commands every line starts "
             "with '/' (type /help to list them)"
         )
-    head, _, rest = line[1:].partition(" ")
+    head, rest = split_command(line)
     if head == HELP:
         return SlashCall(line, None, {})
     spec = tools.get(head)

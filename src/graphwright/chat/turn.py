@@ -149,21 +149,21 @@ class Turn:
         runs_commands = is_slash_message(self.context.message) or (
             self.model is None and bool(commands)
         )
-        runs_model = self.model is not None and (not runs_commands or len(commands) < len(lines))
-        tools = await self._start_tools(self._servers_needed(commands, runs_model=runs_model))
+        has_words = not runs_commands or len(commands) < len(lines)
+        answering = self.model if has_words else None  # the model, where it has words to answer
+        tools = await self._start_tools(
+            self._servers_needed(commands, runs_model=answering is not None)
+        )
         if self.graph_mode:
             self.graph_version = await self._read_graph_version()
         if runs_commands:
             await self._run_commands(tools, commands)
-            if len(commands) < len(lines) and self.model is None:
-                self._say(self.model_notice)  # for the plain text among the commands
-            elif len(commands) < len(lines) and self.model is not None:
-                await self._run_model(self.model, tools)
-        elif self.model is None:
+        if answering is not None:
+            await self._run_model(answering, tools)
+        elif has_words:  # words, alone or among commands, and no model to answer them
             self._say(self.model_notice)
-            self.stop_reason = "no_model"
-        else:
-            await self._run_model(self.model, tools)
+            if not runs_commands:
+                self.stop_reason = "no_model"
         self.finish()
 
     def _servers_needed(self, commands: list[str], *, runs_model: bool) -> list[str]:
