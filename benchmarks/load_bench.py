@@ -526,20 +526,15 @@ def attackers(
     if not users:
         yield
         return
-    ours, theirs = multiprocessing.get_context("spawn").Pipe()
-    process = multiprocessing.get_context("spawn").Process(
-        target=_attack_process, args=(setup, queries, users, seconds, theirs)
-    )
-    process.start()
-    try:
-        yield
-    finally:
-        attacked: Results = ours.recv()
-        process.join(10)
-        results.latencies["hostile"].extend(attacked.latencies["hostile"])
-        results.errors["hostile"] += attacked.errors["hostile"]
-        results.samples["hostile"].extend(attacked.samples["hostile"])
-        results.slowest["hostile"] = attacked.slowest["hostile"]
+    with spawned(_attack_process, setup, queries, users, seconds) as attack:
+        try:
+            yield
+        finally:
+            attacked: Results = attack.recv()
+            results.latencies["hostile"].extend(attacked.latencies["hostile"])
+            results.errors["hostile"] += attacked.errors["hostile"]
+            results.samples["hostile"].extend(attacked.samples["hostile"])
+            results.slowest["hostile"] = attacked.slowest["hostile"]
 
 
 async def _probe(urls: list[str], stop: Connection) -> tuple[list[float], list[str]]:
@@ -569,20 +564,29 @@ def _probe_process(urls: list[str], connection: Connection) -> None:
 def health_probe(urls: list[str], results: Results) -> Iterator[None]:
     """GET /health every 100 ms from a process of its own: what the servers answer, not how busy
     the driver is."""
-    ours, theirs = multiprocessing.get_context("spawn").Pipe()
-    process = multiprocessing.get_context("spawn").Process(
-        target=_probe_process, args=(urls, theirs)
-    )
+    with spawned(_probe_process, urls) as probe:
+        try:
+            yield
+        finally:
+            probe.send("stop")
+            latencies, errors = probe.recv()
+            results.latencies["health"].extend(latencies)
+            results.errors["health"] += len(errors)
+            results.samples["health"].extend(errors[:3])
+
+
+@contextlib.contextmanager
+def spawned(target: Callable[..., None], *args: Any) -> Iterator[Connection]:
+    """`target(*args, connection)` in a process of its own, started afresh (nothing of the
+    driver's loop comes with it); yields our end of the pipe, and waits for the process after."""
+    context = multiprocessing.get_context("spawn")
+    ours, theirs = context.Pipe()
+    process = context.Process(target=target, args=(*args, theirs))
     process.start()
     try:
-        yield
+        yield ours
     finally:
-        ours.send("stop")
-        latencies, errors = ours.recv()
         process.join(10)
-        results.latencies["health"].extend(latencies)
-        results.errors["health"] += len(errors)
-        results.samples["health"].extend(errors[:3])
 
 
 async def driver_lag(results: Results, stop: asyncio.Event) -> None:

@@ -38,7 +38,7 @@ _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWNET = 0x40000000
 # Where the idle scheduling class is not allowed, workers at least yield the CPU this much.
 _WORKER_NICENESS = 10
-_LOWEST_PRIORITY = 19  # nice value of the workers' scheduling group (its autogroup)
+_GROUP_NICENESS = 19  # of the workers' scheduling group (their autogroup): the lowest weight
 _START_TIMEOUT = 60.0
 _ERRORS: dict[str, type[InvalidInput]] = {
     "InvalidQuery": InvalidQuery,
@@ -356,7 +356,7 @@ def _yield_the_cpu() -> None:
         with contextlib.suppress(OSError):
             os.nice(_WORKER_NICENESS)
     with contextlib.suppress(OSError):  # a kernel without autogroups, or not Linux
-        Path("/proc/self/autogroup").write_text(str(_LOWEST_PRIORITY))
+        Path("/proc/self/autogroup").write_text(str(_GROUP_NICENESS))
 
 
 def _die_with_the_server() -> None:
