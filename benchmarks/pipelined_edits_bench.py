@@ -1,6 +1,6 @@
 """One Graph Mode edit on PostgreSQL, sent statement by statement (the baseline) and pipelined.
 
-Pipelined, an edit waits for the server 4 times, where it waited 9 (tests/test_db_round_trips.py
+Pipelined, an edit waits for the server 3 times, where it waited 9 (tests/test_db_round_trips.py
 counts them). Each wait costs the network's round trip, so the benchmark times both ways on the
 same fresh database twice: on this machine, and through a proxy that holds every chunk of bytes
 for a while each way, as a database on another host would.

@@ -297,7 +297,7 @@ class Database:
         by COPY): a statement run with `RESULT_UNREAD`, or a driver-level one whose result is not
         fetched, is sent with the next statement whose result is read, or with COMMIT, and its
         error is raised there, under that statement's name. A single Graph Mode edit waits for
-        the database 4 times so, not 9; under load each wait is a wake-up of this thread and of
+        the database 3 times so, not 9; under load each wait is a wake-up of this thread and of
         a database backend, and each waits for a CPU. The session must not be committed,
         rolled back or closed inside.
         """

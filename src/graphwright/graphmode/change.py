@@ -201,7 +201,6 @@ class GraphServiceBase:
 
     def _record(self, change: Change, command: str, actor: str) -> None:
         repo = change.repo
-        dropped = repo.drop_undone(change.project_id) if change.kind == "edit" else []
         change.summary.update(Counter(op["op"] for op in change.forward))
         if change.kind == "edit":
             change.summary[history_words.ABOUT] = _about(change)
@@ -218,8 +217,8 @@ class GraphServiceBase:
                 "summary": change.summary,
                 "undo_state": "applied" if change.kind == "edit" else None,
                 "target_version": change.target.version if change.target else None,
-                "dropped_versions": dropped or None,
-            }
+            },
+            drops_redo=change.kind == "edit",
         )
         repo.set_version(change.project_id, change.version, change.now)
 

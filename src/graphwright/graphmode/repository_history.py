@@ -4,8 +4,20 @@ that holds the rows an undone import created."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, literal, select, update
+from sqlalchemy import (
+    ColumnElement,
+    ScalarSelect,
+    and_,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session, defer
 
 from graphwright.db import RESULT_UNREAD
@@ -26,6 +38,7 @@ class HistoryRows:
     """The change log and the stash, for `GraphRepository`."""
 
     session: Session
+    dialect: str
 
     def stash(self, project_id: int, version: int, *, only_created: bool) -> None:
         """Move rows into the stash under `version`: those created by it, or all of them.
@@ -72,9 +85,33 @@ class HistoryRows:
 
     # the change log
 
-    def add_changeset(self, values: Row) -> None:
+    def add_changeset(self, values: Row, *, drops_redo: bool = False) -> None:
+        """Record a changeset. `drops_redo` (a new edit): the undone edits, which could be redone
+        until now, are marked dropped, and the changeset records their versions. The database
+        finds them, so that a pipelined write sends this with its COMMIT, not waiting for them."""
         # inline(): no RETURNING of the new row's id, which nothing reads.
-        self.session.execute(insert(changesets).inline(), [values], execution_options=RESULT_UNREAD)
+        record = insert(changesets).inline()
+        undone = and_(
+            changesets.c.project_id == values["project_id"], changesets.c.undo_state == "undone"
+        )
+        if drops_redo:
+            record = record.values(dropped_versions=self._versions_where(undone))
+        self.session.execute(record, [values], execution_options=RESULT_UNREAD)
+        if drops_redo:
+            dropped = update(changesets).where(undone).values(undo_state="dropped")
+            self.session.execute(dropped, execution_options=RESULT_UNREAD)
+
+    def _versions_where(self, where: ColumnElement[bool]) -> ScalarSelect[Any]:
+        """The versions of the changesets `where` holds, in order, as a JSON array; NULL for
+        none."""
+        if self.dialect == "postgresql":
+            ordered = aggregate_order_by(changesets.c.version, changesets.c.version)
+            return select(func.jsonb_agg(ordered)).where(where).scalar_subquery()
+        # SQLite keeps the order of a subquery it aggregates (it does not flatten one with ORDER
+        # BY into an aggregate), and its json_group_array of no rows is '[]'.
+        versions = select(changesets.c.version).where(where).order_by(changesets.c.version)
+        listed = func.json_group_array(versions.subquery().c.version)
+        return select(func.nullif(listed, "[]")).scalar_subquery()
 
     def changeset(self, project_id: int, version: int) -> GraphChangeset | None:
         return self.session.scalar(
@@ -102,16 +139,6 @@ class HistoryRows:
         self.session.execute(
             update(changesets).where(changesets.c.id == changeset_id).values(undo_state=state)
         )
-
-    def drop_undone(self, project_id: int) -> list[int]:
-        """Mark every undone edit as dropped (the redo branch is gone); their versions."""
-        where = and_(changesets.c.project_id == project_id, changesets.c.undo_state == "undone")
-        versions = list(
-            self.session.scalars(select(changesets.c.version).where(where).order_by("version"))
-        )
-        if versions:
-            self.session.execute(update(changesets).where(where).values(undo_state="dropped"))
-        return versions
 
     def history(self, project_id: int, offset: int, limit: int) -> tuple[list[GraphChangeset], int]:
         total = self.session.scalar(
