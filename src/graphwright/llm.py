@@ -8,6 +8,7 @@ chat then works through slash commands only.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 
@@ -70,7 +71,7 @@ def load_chat_model(settings: Settings) -> ModelSetup:
     elif base_url and provider == "openai":
         options["api_key"] = UNCHECKED_KEY
     try:
-        return ModelSetup(init_chat_model(spec, **options))
+        return ModelSetup(_chat_model(spec, options))
     except ImportError as exc:
         return ModelSetup(None, f"{named}: {_first_line(exc)}; {SLASH_ONLY}.")
     except Exception as exc:  # each provider fails in its own way; all of them mean "no model"
@@ -79,6 +80,17 @@ def load_chat_model(settings: Settings) -> ModelSetup:
             f"{named} could not start ({_first_line(exc)}); write it as provider:model, for "
             f"example openai:gpt-4o-mini, and see docs/chat.md; {SLASH_ONLY}.",
         )
+
+
+def _chat_model(spec: str, options: dict[str, str]) -> BaseChatModel:
+    provider, _, name = spec.partition(":")
+    if provider == "openai":
+        # Without langchain-openai, init_chat_model below says how to install it.
+        with contextlib.suppress(ImportError):
+            from graphwright.llm_openai import ChatOpenAISentAsBuilt
+
+            return ChatOpenAISentAsBuilt(model=name, **options)
+    return init_chat_model(spec, **options)
 
 
 def _missing_setting(provider: str | None, base_url: str | None, api_key: str | None) -> str:

@@ -1,6 +1,7 @@
 """An OpenAI-compatible chat endpoint, as vLLM, LM Studio and Ollama serve one, in the shape of
 OpenAI's API reference: it answers every chat completion with one fixed line and records the
-requests it got (their path, bearer key and model), so tests see what the provider was given.
+requests it got (their path, bearer key, model and body), so tests see what the provider was
+given.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ class Seen:
     path: str
     authorization: str | None
     model: str
+    body: dict[str, Any]
 
 
 @dataclass
@@ -34,7 +36,7 @@ class OpenAIStub:
         async def completions(request: Request) -> JSONResponse:
             body = await request.json()
             authorization = request.headers.get("authorization")
-            self.seen.append(Seen(request.url.path, authorization, body["model"]))
+            self.seen.append(Seen(request.url.path, authorization, body["model"], body))
             if self.key is not None and authorization != f"Bearer {self.key}":
                 error = {"message": "Incorrect API key provided", "type": "invalid_request_error"}
                 return JSONResponse({"error": error}, status_code=401)

@@ -4,14 +4,19 @@ in the UI banner) while the server runs on with slash commands only."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from openai._utils import _transform as transform
 from pydantic import SecretStr
 
 from graphwright.llm import NO_MODEL, load_chat_model
@@ -64,6 +69,65 @@ def test_a_local_server_that_checks_no_key_needs_none(stub: tuple[OpenAIStub, st
         assert setup.model is not None and setup.model.invoke("ping").content == ANSWER
     finally:
         server.key = "sk-local-secret"
+
+
+def _long_conversation(turns: int) -> list[BaseMessage]:
+    messages: list[BaseMessage] = [SystemMessage("You answer questions about genes.")]
+    for turn in range(turns):
+        messages += [HumanMessage(f"how is TP53 regulated? ({turn})"), AIMessage("By MDM2.")]
+    return [*messages, HumanMessage("and BRCA1?")]
+
+
+def _tool(name: str) -> dict[str, Any]:
+    parameters = {"type": "object", "properties": {"term": {"type": "string"}}}
+    function = {"name": name, "description": f"{name} a term", "parameters": parameters}
+    return {"type": "function", "function": function}
+
+
+def _openai_model(url: str) -> BaseChatModel:
+    key = SecretStr("sk-local-secret")
+    setup = load_chat_model(
+        settings(model="openai:local", model_base_url=f"{url}/v1", model_api_key=key)
+    )
+    assert setup.model is not None
+    return setup.model
+
+
+def test_the_provider_gets_the_messages_and_tools_as_langchain_built_them(
+    stub: tuple[OpenAIStub, str],
+) -> None:
+    server, url = stub
+    tools = [_tool("search"), _tool("expand")]
+    reply = _openai_model(url).bind_tools(tools).invoke(_long_conversation(2))
+    assert reply.content == ANSWER
+    body = server.seen[-1].body
+    assert [(m["role"], m["content"]) for m in body["messages"]] == [
+        ("system", "You answer questions about genes."),
+        ("user", "how is TP53 regulated? (0)"), ("assistant", "By MDM2."),
+        ("user", "how is TP53 regulated? (1)"), ("assistant", "By MDM2."),
+        ("user", "and BRCA1?"),
+    ]  # fmt: skip
+    assert body["tools"] == tools
+    assert "extra_body" not in body and body["model"] == "local"
+
+
+def test_a_long_conversation_is_not_walked_by_the_sdk_on_the_event_loop(
+    stub: tuple[OpenAIStub, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The OpenAI SDK's transform walked each message and tool against its typed dicts, on the
+    event loop, changing nothing: milliseconds per model call, more as a conversation grows."""
+    _server, url = stub
+    walked: list[object] = []
+    walk = transform._async_transform_recursive
+
+    async def counted(data: object, **kwargs: Any) -> object:
+        walked.append(data)
+        return await walk(data, **kwargs)
+
+    monkeypatch.setattr(transform, "_async_transform_recursive", counted)
+    model = _openai_model(url).bind_tools([_tool(f"tool{i}") for i in range(12)])
+    assert asyncio.run(model.ainvoke(_long_conversation(100))).content == ANSWER
+    assert 0 < len(walked) < 50  # the request's other fields are still walked and checked
 
 
 @pytest.mark.parametrize(
