@@ -20,7 +20,7 @@ from graphwright import db
 from graphwright.auth.service import AuthService
 from graphwright.db import Database
 from graphwright.graphmode.events import create_graph_events
-from graphwright.graphmode.schemas import NodeInput
+from graphwright.graphmode.schemas import NodeInput, NodePatch
 from graphwright.graphmode.service import GraphService
 
 
@@ -105,6 +105,19 @@ def test_adding_a_node_takes_three_round_trips(postgres: Database, pings: list[o
     with round_trips(postgres) as counted:
         graphs.add_node("c1", node.model_copy(update={"id": "n:1"}), actor="tester")
     assert (sum(counted), len(pings)) == (3, 0)
+
+
+def test_updating_a_node_takes_four_round_trips(postgres: Database, pings: list[object]) -> None:
+    """Pipelined: BEGIN and lock the graph; read the node; update it (its count is checked);
+    record the change, named from the row the plan read, with the rest and COMMIT."""
+    graphs = GraphService(postgres, create_graph_events(postgres))
+    graphs.add_node("c1", NodeInput(id="n:0", label="TP53", type="biolink:Gene"), actor="tester")
+    pings.clear()
+    with round_trips(postgres) as counted:
+        graphs.update_node("c1", "n:0", NodePatch(label="p53"), actor="tester")
+    assert (sum(counted), len(pings)) == (4, 0)
+    (newest,) = graphs.history("c1", offset=0, limit=1).items
+    assert newest.description == "changed node p53 (Gene)"
 
 
 def test_a_connection_idle_for_a_while_is_pinged_and_replaced_when_closed(

@@ -17,7 +17,7 @@ from graphwright.graphmode.events import GraphEvents
 from graphwright.graphmode.limits import GraphLimits, check_text
 from graphwright.graphmode.models import GraphChangeset
 from graphwright.graphmode.ops import Op, flatten_inverse
-from graphwright.graphmode.repository import GraphRepository, ProjectRow
+from graphwright.graphmode.repository import GraphRepository, ProjectRow, Row
 from graphwright.graphmode.rows import changeset_summary, utc_now
 from graphwright.graphmode.schemas import (
     ChangesetSummary,
@@ -67,6 +67,9 @@ class Change:
     summary: dict[str, Any] = field(default_factory=dict)
     kind: str = "edit"
     target: GraphChangeset | None = None
+    # Rows as this write leaves them (None: gone), where its plan read or wrote them.
+    nodes_after: dict[str, Row | None] = field(default_factory=dict)
+    edges_after: dict[str, Row | None] = field(default_factory=dict)
 
     def record(self, forward: list[Op], inverse: list[Op]) -> None:
         self.forward.extend(forward)
@@ -271,9 +274,19 @@ def _about(change: Change) -> dict[str, Any]:
     return history_words.about(
         change.forward,
         change.inverse,
-        lambda ids: repo.nodes_by_ids(project_id, ids),
-        lambda ids: repo.edges_by_ids(project_id, ids),
+        partial(_rows_after, change.nodes_after, partial(repo.nodes_by_ids, project_id)),
+        partial(_rows_after, change.edges_after, partial(repo.edges_by_ids, project_id)),
     )
+
+
+def _rows_after(
+    known: dict[str, Row | None], read: Callable[[list[str]], dict[str, Row]], ids: set[str]
+) -> dict[str, Row]:
+    """The rows `ids` name after the write: as its plan left them where it knows them (a read
+    costs a round trip in a pipelined write), read otherwise."""
+    unknown = [i for i in ids if i not in known]
+    found = {i: row for i in ids if (row := known.get(i)) is not None}
+    return {**found, **(read(unknown) if unknown else {})}
 
 
 def conversation_key(conversation_id: str) -> str:

@@ -61,6 +61,9 @@ class OpsPlan(Generic[T]):
     inverse: list[Op] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     error: GraphwrightError | None = None
+    # The overlay as the plan leaves it: the rows it read or wrote (None: absent).
+    nodes: dict[str, Row | None] = field(default_factory=dict)
+    edges: dict[str, Row | None] = field(default_factory=dict)
 
 
 class OpsPlanner:
@@ -160,7 +163,16 @@ class OpsPlanner:
 
     def plan(self, result: T) -> OpsPlan[T]:
         inverse = flatten_inverse(self._inverse_runs)
-        return OpsPlan(self.version, self.now, result, self.forward, inverse, self._steps)
+        return OpsPlan(
+            self.version,
+            self.now,
+            result,
+            self.forward,
+            inverse,
+            self._steps,
+            nodes=self._nodes,
+            edges=self._edges,
+        )
 
     def _write(self, kind: str, table: str, rows: list[Any], columns: tuple[str, ...] = ()) -> None:
         """Queue statements; those of the same kind, table and columns as the last join it."""
@@ -355,4 +367,6 @@ def apply_plan(change: Change, plan: OpsPlan[T]) -> T:
         if done is not None and done != len(step.rows):
             raise GraphMoved(f"a {step.kind} of {len(step.rows)} rows changed {done}")
     change.record(plan.forward, plan.inverse)
+    change.nodes_after.update(plan.nodes)
+    change.edges_after.update(plan.edges)
     return plan.result  # type: ignore[return-value]
