@@ -8,7 +8,6 @@ chat then works through slash commands only.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass
 
@@ -85,10 +84,11 @@ def load_chat_model(settings: Settings) -> ModelSetup:
 def _chat_model(spec: str, options: dict[str, str]) -> BaseChatModel:
     provider, _, name = spec.partition(":")
     if provider == "openai":
-        # Without langchain-openai, init_chat_model below says how to install it.
-        with contextlib.suppress(ImportError):
+        try:
             from graphwright.llm_openai import ChatOpenAISentAsBuilt
-
+        except ImportError:  # no langchain-openai: init_chat_model says how to install it
+            pass
+        else:
             return ChatOpenAISentAsBuilt(model=name, **options)
     return init_chat_model(spec, **options)
 

@@ -91,15 +91,16 @@ class HistoryRows:
         finds them, so that a pipelined write sends this with its COMMIT, not waiting for them."""
         # inline(): no RETURNING of the new row's id, which nothing reads.
         record = insert(changesets).inline()
+        if not drops_redo:
+            self.session.execute(record, [values], execution_options=RESULT_UNREAD)
+            return
         undone = and_(
             changesets.c.project_id == values["project_id"], changesets.c.undo_state == "undone"
         )
-        if drops_redo:
-            record = record.values(dropped_versions=self._versions_where(undone))
+        record = record.values(dropped_versions=self._versions_where(undone))
         self.session.execute(record, [values], execution_options=RESULT_UNREAD)
-        if drops_redo:
-            dropped = update(changesets).where(undone).values(undo_state="dropped")
-            self.session.execute(dropped, execution_options=RESULT_UNREAD)
+        dropped = update(changesets).where(undone).values(undo_state="dropped")
+        self.session.execute(dropped, execution_options=RESULT_UNREAD)
 
     def _versions_where(self, where: ColumnElement[bool]) -> ScalarSelect[Any]:
         """The versions of the changesets `where` holds, in order, as a JSON array; NULL for
