@@ -70,7 +70,7 @@ def load_chat_model(settings: Settings) -> ModelSetup:
     elif base_url and provider == "openai":
         options["api_key"] = UNCHECKED_KEY
     try:
-        return ModelSetup(_chat_model(spec, options))
+        return ModelSetup(_chat_model(spec, provider, options))
     except ImportError as exc:
         return ModelSetup(None, f"{named}: {_first_line(exc)}; {SLASH_ONLY}.")
     except Exception as exc:  # each provider fails in its own way; all of them mean "no model"
@@ -81,15 +81,14 @@ def load_chat_model(settings: Settings) -> ModelSetup:
         )
 
 
-def _chat_model(spec: str, options: dict[str, str]) -> BaseChatModel:
-    provider, _, name = spec.partition(":")
+def _chat_model(spec: str, provider: str | None, options: dict[str, str]) -> BaseChatModel:
     if provider == "openai":
         try:
             from graphwright.llm_openai import ChatOpenAISentAsBuilt
         except ImportError:  # no langchain-openai: init_chat_model says how to install it
             pass
         else:
-            return ChatOpenAISentAsBuilt(model=name, **options)
+            return ChatOpenAISentAsBuilt(model=spec.removeprefix("openai:"), **options)
     return init_chat_model(spec, **options)
 
 

@@ -367,6 +367,5 @@ def apply_plan(change: Change, plan: OpsPlan[T]) -> T:
         if done is not None and done != len(step.rows):
             raise GraphMoved(f"a {step.kind} of {len(step.rows)} rows changed {done}")
     change.record(plan.forward, plan.inverse)
-    change.nodes_after.update(plan.nodes)
-    change.edges_after.update(plan.edges)
+    change.nodes_after, change.edges_after = plan.nodes, plan.edges  # a change applies one plan
     return plan.result  # type: ignore[return-value]
