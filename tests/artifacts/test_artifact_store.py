@@ -282,7 +282,10 @@ def test_concurrent_appends_lose_nothing(store: ArtifactStore) -> None:
 
 part_lists = st.lists(
     st.one_of(
-        st.text(st.characters(exclude_characters="\x00"), max_size=3).map(lambda t: Part(text=t)),
+        # Text as the doors let it through: no NUL, no lone surrogates (neither is valid there).
+        st.text(
+            st.characters(exclude_characters="\x00", exclude_categories=["Cs"]), max_size=3
+        ).map(lambda t: Part(text=t)),
         st.integers(0, 9).map(lambda n: Part(data=n)),
         st.binary(min_size=1, max_size=3).map(lambda b: Part(raw=b, media_type="x/y")),
     ),
