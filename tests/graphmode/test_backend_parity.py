@@ -218,3 +218,35 @@ def test_a_nul_in_any_text_field_of_any_route_is_refused_alike(tmp_path: Path) -
         or f"'{case[3]}'" not in answer[1]["error"]["message"]
     ]
     assert not wrong, json.dumps(wrong[:20], indent=1)
+
+
+# -- lone surrogates in every text field of every JSON body -----------------------------------
+
+SURROGATE_TEXT = "a\ud800b"  # JSON spells it "a\\ud800b"; it is no Unicode text, not UTF-8
+
+
+def _surrogate_cases(document: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    return [
+        (method, url, body.replace("a\\u0000b", "a\\ud800b"), where)
+        for method, url, body, where in _nul_cases(document)
+        if body is not None
+    ]
+
+
+def test_a_lone_surrogate_in_any_text_field_of_any_body_is_refused_alike(tmp_path: Path) -> None:
+    """PostgreSQL refuses text that is not UTF-8, as it refuses NUL: no door may hand it over."""
+    with _client(f"sqlite:///{tmp_path / 'p.db'}", tmp_path / "a") as client:
+        cases = _surrogate_cases(client.app.openapi())
+        on_sqlite = _nul_answers(client, cases)
+    with pg_schema_url() as url, _client(url, tmp_path / "b") as client:
+        on_postgres = _nul_answers(client, cases)
+    assert len(cases) > 50
+    differences = [
+        (case[:2], case[3], lite, pg)
+        for case, lite, pg in zip(cases, on_sqlite, on_postgres, strict=True)
+        if lite != pg
+    ]
+    assert not differences, json.dumps(differences[:20], indent=1)
+    # Refused before anything is stored (by the body's parser or the route's own check), or
+    # answered as the rest of the request deserves; never a database error.
+    assert all(status < 500 for status, _ in on_sqlite), on_sqlite
