@@ -4,7 +4,7 @@ through the REST API to one server on each backend, compared status by status an
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -159,15 +159,18 @@ def _text_paths(
             yield [0, *rest]
 
 
-def _holding(path: list[str | int]) -> Any:
-    value: Any = NUL_TEXT
+def _holding(path: list[str | int], text: str) -> Any:
+    value: Any = text
     for step in reversed(path):
         value = [value] if isinstance(step, int) else {step: value}
     return value
 
 
-def _nul_cases(document: dict[str, Any]) -> list[tuple[str, str, str | None, str]]:
-    """(method, url, JSON body, the field named in the refusal) for every text field."""
+def _text_cases(
+    document: dict[str, Any], text: str = NUL_TEXT
+) -> list[tuple[str, str, str | None, str]]:
+    """(method, url, JSON body, the field named in the refusal) for every text field: `text` in
+    each JSON body's field, and a NUL in each path and query parameter."""
     cases = []
     for template, operations in document["paths"].items():
         if template.startswith(NOT_REST):
@@ -189,11 +192,14 @@ def _nul_cases(document: dict[str, Any]) -> list[tuple[str, str, str | None, str
             body = operation.get("requestBody", {}).get("content", {}).get("application/json")
             for path in _text_paths(body.get("schema", {}) if body else {}, document):
                 where = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in path)
-                cases.append((method, url, json.dumps(_holding(path)), where.lstrip(".")))
+                cases.append((method, url, json.dumps(_holding(path, text)), where.lstrip(".")))
     return cases
 
 
-def _nul_answers(client: TestClient, cases: list[tuple[str, str, str | None, str]]) -> list[Any]:
+Case = tuple[str, str, str | None, str]
+
+
+def _text_answers(client: TestClient, cases: list[Case]) -> list[Any]:
     answers = []
     for method, url, body, _ in cases:
         headers = {"content-type": "application/json"} if body is not None else {}
@@ -202,12 +208,20 @@ def _nul_answers(client: TestClient, cases: list[tuple[str, str, str | None, str
     return answers
 
 
-def test_a_nul_in_any_text_field_of_any_route_is_refused_alike(tmp_path: Path) -> None:
+def _on_both_backends(
+    tmp_path: Path, cases_of: Callable[[dict[str, Any]], list[Case]]
+) -> tuple[list[Case], list[Any], list[Any]]:
+    """The cases made from the OpenAPI document, and the answers of SQLite and PostgreSQL."""
     with _client(f"sqlite:///{tmp_path / 'p.db'}", tmp_path / "a") as client:
-        cases = _nul_cases(client.app.openapi())
-        on_sqlite = _nul_answers(client, cases)
+        cases = cases_of(client.app.openapi())
+        on_sqlite = _text_answers(client, cases)
     with pg_schema_url() as url, _client(url, tmp_path / "b") as client:
-        on_postgres = _nul_answers(client, cases)
+        on_postgres = _text_answers(client, cases)
+    return cases, on_sqlite, on_postgres
+
+
+def test_a_nul_in_any_text_field_of_any_route_is_refused_alike(tmp_path: Path) -> None:
+    cases, on_sqlite, on_postgres = _on_both_backends(tmp_path, _text_cases)
     assert len(cases) > 100  # every route's fields, not a sample
     assert on_sqlite == on_postgres
     wrong = [
@@ -222,24 +236,16 @@ def test_a_nul_in_any_text_field_of_any_route_is_refused_alike(tmp_path: Path) -
 
 # -- lone surrogates in every text field of every JSON body -----------------------------------
 
-SURROGATE_TEXT = "a\ud800b"  # JSON spells it "a\\ud800b"; it is no Unicode text, not UTF-8
+SURROGATE_TEXT = "a\ud800b"  # JSON spells it "a\\ud800b": no Unicode text, so not UTF-8
 
 
-def _surrogate_cases(document: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    return [
-        (method, url, body.replace("a\\u0000b", "a\\ud800b"), where)
-        for method, url, body, where in _nul_cases(document)
-        if body is not None
-    ]
+def _surrogate_cases(document: dict[str, Any]) -> list[Case]:
+    return [case for case in _text_cases(document, SURROGATE_TEXT) if case[2] is not None]
 
 
 def test_a_lone_surrogate_in_any_text_field_of_any_body_is_refused_alike(tmp_path: Path) -> None:
     """PostgreSQL refuses text that is not UTF-8, as it refuses NUL: no door may hand it over."""
-    with _client(f"sqlite:///{tmp_path / 'p.db'}", tmp_path / "a") as client:
-        cases = _surrogate_cases(client.app.openapi())
-        on_sqlite = _nul_answers(client, cases)
-    with pg_schema_url() as url, _client(url, tmp_path / "b") as client:
-        on_postgres = _nul_answers(client, cases)
+    cases, on_sqlite, on_postgres = _on_both_backends(tmp_path, _surrogate_cases)
     assert len(cases) > 50
     differences = [
         (case[:2], case[3], lite, pg)
