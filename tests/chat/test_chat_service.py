@@ -87,6 +87,22 @@ async def test_the_model_sees_the_conversation_so_far(service: ChatService) -> N
     ]
 
 
+async def test_a_model_answer_that_cannot_be_stored_as_text_is_stored_with_replacements(
+    service: ChatService,
+) -> None:
+    """A model (any OpenAI-compatible server) may answer a NUL or a lone surrogate, which
+    PostgreSQL cannot store: the answer is kept, each such character shown as U+FFFD, alike on
+    both backends, and the next turn sees what was stored."""
+    service.model = ScriptedChatModel.with_script(["Odd \x00 answer \ud800 here.", "Fine."])
+    answered = await turn(service, "Anything?", conversationId="odd1")
+    assert answered["status"] == "complete", answered["content"]
+    assert answered["content"] == "Odd \ufffd answer \ufffd here."
+    [_, stored] = service.get_conversation("odd1")["messages"]
+    assert stored["content"] == "Odd \ufffd answer \ufffd here." and stored["status"] == "complete"
+    await turn(service, "Again?", conversationId="odd1")
+    assert service.model.received[1][2].content == "Odd \ufffd answer \ufffd here."
+
+
 async def test_entering_graph_mode_seeds_the_graph_from_the_merged_artifact(
     service: ChatService,
 ) -> None:

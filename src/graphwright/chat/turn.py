@@ -47,6 +47,7 @@ from graphwright.chat.modes import (
     redacted,
     servers_for,
 )
+from graphwright.chat.replies import storable_reply
 from graphwright.chat.slash import (
     command_lines,
     dotted,
@@ -56,6 +57,7 @@ from graphwright.chat.slash import (
     servers_named,
 )
 from graphwright.core.artifacts import ChatArtifact
+from graphwright.core.nul import storable_text
 from graphwright.errors import InvalidInput
 from graphwright.llm import NO_MODEL
 from graphwright.mcpkit import readable_tool_error
@@ -271,11 +273,11 @@ class Turn:
         reply: AIMessageChunk | None = None
         async for chunk in model.astream(messages):
             if chunk.text:
-                self.emit("token", {"text": chunk.text})
+                self.emit("token", {"text": storable_text(chunk.text)})
             reply = chunk if reply is None else reply + chunk
         if reply is None:
             return AIMessage(content="")
-        message = message_chunk_to_message(reply)
+        message = storable_reply(message_chunk_to_message(reply))
         assert isinstance(message, AIMessage)
         if message.text.strip():
             self.text_parts.append(message.text)
