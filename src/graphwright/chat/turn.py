@@ -277,8 +277,9 @@ class Turn:
             reply = chunk if reply is None else reply + chunk
         if reply is None:
             return AIMessage(content="")
-        message = storable_reply(message_chunk_to_message(reply))
+        message = message_chunk_to_message(reply)
         assert isinstance(message, AIMessage)
+        message = storable_reply(message)
         if message.text.strip():
             self.text_parts.append(message.text)
         return message
