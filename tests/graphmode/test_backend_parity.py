@@ -166,9 +166,10 @@ def _holding(path: list[str | int], text: str) -> Any:
     return value
 
 
-def _text_cases(
-    document: dict[str, Any], text: str = NUL_TEXT
-) -> list[tuple[str, str, str | None, str]]:
+Case = tuple[str, str, str | None, str]
+
+
+def _text_cases(document: dict[str, Any], text: str = NUL_TEXT) -> list[Case]:
     """(method, url, JSON body, the field named in the refusal) for every text field: `text` in
     each JSON body's field, and a NUL in each path and query parameter."""
     cases = []
@@ -194,9 +195,6 @@ def _text_cases(
                 where = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in path)
                 cases.append((method, url, json.dumps(_holding(path, text)), where.lstrip(".")))
     return cases
-
-
-Case = tuple[str, str, str | None, str]
 
 
 def _text_answers(client: TestClient, cases: list[Case]) -> list[Any]:

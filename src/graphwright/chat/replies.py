@@ -13,7 +13,5 @@ def storable_reply(message: AIMessage) -> AIMessage:
     """`message` with NUL and lone surrogates in its text and its tool calls shown as U+FFFD."""
     content = message.content
     mended = storable_text(content) if isinstance(content, str) else storable(content)
-    calls = [storable(dict(call)) for call in message.tool_calls]
-    if mended == content and calls == message.tool_calls:
-        return message
+    calls = [storable(call) for call in message.tool_calls]
     return message.model_copy(update={"content": mended, "tool_calls": calls})
