@@ -103,6 +103,22 @@ async def test_a_model_answer_that_cannot_be_stored_as_text_is_stored_with_repla
     assert service.model.received[1][2].content == "Odd \ufffd answer \ufffd here."
 
 
+async def test_a_tool_result_that_cannot_be_stored_as_text_is_stored_with_replacements(
+    service: ChatService,
+) -> None:
+    """An MCP server may answer a NUL, in its text or escaped in a graph's JSON, which PostgreSQL
+    cannot store: the turn, its tool call and its graph are kept, the NUL shown as U+FFFD, alike on
+    both backends."""
+    answered = await turn(service, "/flaky.odd", conversationId="odd2")
+    assert answered["status"] == "complete", answered["content"]
+    [stored] = [m for m in service.get_conversation("odd2")["messages"] if m["role"] == "assistant"]
+    assert stored["status"] == "complete"
+    assert stored["toolCalls"][0]["result"].startswith("odd \ufffd result")
+    [node] = orjson.loads(graph_of(answered)["content"])["nodes"]
+    assert node["name"] == "X\ufffd"
+    assert orjson.loads(stored["artifacts"][0]["content"])["nodes"] == [node]
+
+
 async def test_entering_graph_mode_seeds_the_graph_from_the_merged_artifact(
     service: ChatService,
 ) -> None:

@@ -90,7 +90,7 @@ async def test_parallel_calls_then_an_answer(manager: McpManager) -> None:
     # the second model call saw both results, in the order the model asked for them
     results = [m for m in model.received[1] if isinstance(m, ToolMessage)]
     assert [m.content for m in results] == ["slept 0.4", "x"]
-    tools = ["echo", "pid", "sleep", "context", "chain", "crash"]
+    tools = ["echo", "pid", "sleep", "context", "chain", "odd", "crash"]
     assert model.offered == [
         [f"{server}__{tool}" for server in ("flaky", "steady") for tool in tools]
     ]

@@ -29,3 +29,51 @@ def test_the_result_is_always_storable_and_valid_text_is_kept(text: str) -> None
     assert "\x00" not in mended
     if "\x00" not in text and not any(0xD800 <= ord(c) <= 0xDFFF for c in text):
         assert mended == text
+
+
+def test_a_value_nested_deeper_than_python_recurses_is_mended() -> None:
+    """A tool's result is any server's JSON: its depth is not ours to choose."""
+    deep: object = "x\x00"
+    for _ in range(5_000):
+        deep = {"k": [deep]}
+    mended = storable(deep)
+    for _ in range(5_000):
+        [mended] = mended["k"]
+    assert mended == "x\ufffd"
+
+
+ANY_TEXT = st.text(st.characters(exclude_categories=[]), max_size=8)
+JSON_LIKE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | ANY_TEXT,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        # Two keys that mend alike ("a\x00", "a\ufffd") become one: not what this compares.
+        | st.dictionaries(ANY_TEXT, inner, max_size=4).filter(
+            lambda keys: len({storable_text(key) for key in keys}) == len(keys)
+        )
+    ),
+    max_leaves=20,
+)
+
+
+def _clean(text: str) -> bool:
+    return "\x00" not in text and not any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [*value, *(s for child in value.values() for s in _strings(child))]
+    if isinstance(value, list):
+        return [s for child in value for s in _strings(child)]
+    return []
+
+
+@given(JSON_LIKE)
+def test_every_string_in_a_value_is_mended_and_a_clean_value_is_kept(value: object) -> None:
+    mended = storable(value)
+    assert all(_clean(text) for text in _strings(mended))
+    if all(_clean(text) for text in _strings(value)):
+        assert mended == value
+    assert _strings(mended) == [storable_text(text) for text in _strings(value)]

@@ -10,6 +10,9 @@ Accepted shapes:
   keyword `contentMediaType`. (The MCP SDKs give almost every tool an output schema, even one
   that returns a plain string, so a schema alone does not make a result an artifact.)
 
+What no backend stores (NUL, a lone surrogate), in the result or in JSON it holds, is shown as
+U+FFFD: a server's answer is not refused for it.
+
 A malformed artifact never breaks the call: it becomes an `ErrorNote` naming the tool call and the
 reason, and everything else is still collected.
 """
@@ -37,6 +40,7 @@ from graphwright.core.artifacts import (
     is_json_type,
     is_textual_type,
 )
+from graphwright.core.nul import storable
 
 BIBLIOGRAPHY_TITLE = "Article References"
 GRANT_TITLE = "NIH Grant Details"
@@ -102,7 +106,7 @@ def collect(
     output_schema: Mapping[str, Any] | None = None,
 ) -> Collected:
     """Collect one tool result. Results marked `isError` yield model content and no drafts."""
-    raw = (
+    raw = storable(
         result.model_dump(mode="json", by_alias=True, exclude_none=True)
         if isinstance(result, CallToolResult)
         else dict(result)
@@ -203,7 +207,7 @@ def _parse_json(content: Any, what: str) -> Any:
     if not isinstance(content, str | bytes):
         return content
     try:
-        return orjson.loads(content)
+        return storable(orjson.loads(content))
     except orjson.JSONDecodeError as exc:
         raise MalformedArtifact(f"{what} is not valid JSON ({exc})") from exc
 

@@ -335,7 +335,7 @@ class Turn:
         self.emit("tool_call", {"callId": call_id, "tool": name, "arguments": shown, "step": step})
         outcome = await self.manager.call_tool(spec.server, spec.name, arguments)
         if outcome.result is None:
-            text, is_error = outcome.error or "The call failed", True
+            text, is_error = storable_text(outcome.error or "The call failed"), True
             self.emit("error", {"callId": call_id, "tool": name, "message": text})
         else:
             collected = collect(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 NUL = "\x00"
 
 
@@ -45,6 +47,8 @@ def storable_text(text: str) -> str:
     none. A pair split across a stream's chunks, joined again, becomes its one character."""
     if NUL in text:
         text = text.replace(NUL, REPLACEMENT)
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -53,12 +57,36 @@ def storable_text(text: str) -> str:
 
 
 def storable(value: Any) -> Any:
-    """A JSON-like value (a model's tool arguments) with `storable_text` applied to every string
-    in it, keys included."""
-    if isinstance(value, str):
-        return storable_text(value)
-    if isinstance(value, dict):
-        return {storable_text(str(key)): storable(child) for key, child in value.items()}
-    if isinstance(value, list):
-        return [storable(child) for child in value]
-    return value
+    """A JSON-like value (a model's tool arguments, a tool's result) with `storable_text` applied
+    to every string in it, keys included; the value itself when nothing needs it."""
+    if _needs_nothing(value):
+        return value
+    # An explicit stack: a server's JSON may be nested deeper than Python's recursion limit.
+    root = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        container, key = stack.pop()
+        item = container[key]
+        if isinstance(item, str):
+            container[key] = storable_text(item)
+        elif isinstance(item, dict):
+            mended = {storable_text(str(name)): child for name, child in item.items()}
+            container[key] = mended
+            stack.extend((mended, name) for name in mended)
+        elif isinstance(item, list):
+            copied = list(item)
+            container[key] = copied
+            stack.extend((copied, index) for index in range(len(copied)))
+    return root[0]
+
+
+def _needs_nothing(value: Any) -> bool:
+    """Whether `value` surely holds no NUL and no lone surrogate, asked of orjson's C encoder
+    (a large tool result is walked in milliseconds): it refuses a lone surrogate, and writes a
+    NUL as `\\u0000`. A false "maybe" (that text written out, a key that is not a string) only
+    costs the walk."""
+    try:
+        encoded = orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError is one
+        return False
+    return b"\\u0000" not in encoded
