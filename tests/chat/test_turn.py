@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest_asyncio
 from langchain_core.messages import ToolMessage
 
 from graphwright.artifacts.turn import TurnArtifacts
+from graphwright.chat import tool_results
 from graphwright.chat.config import StdioServer
 from graphwright.chat.mcp_manager import McpManager
 from graphwright.chat.models import Mode
@@ -96,6 +98,47 @@ async def test_parallel_calls_then_an_answer(manager: McpManager) -> None:
     ]
     kinds = [kind for kind, _ in events.events]
     assert kinds[0] == "status" and "tool_call" in kinds
+
+
+async def test_results_are_read_and_merged_off_the_event_loop(
+    manager: McpManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool's result may be megabytes of graph (a 6.5 MB one held the loop for 0.3 s, every
+    request of every user waiting): reading it, merging it into the turn's artifacts and settling
+    them run in worker threads, and the two parallel results merge one at a time."""
+    where: list[tuple[str, bool]] = []
+    loop_thread = threading.get_ident()
+
+    def recorded(name: str, function: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            where.append((name, threading.get_ident() == loop_thread))
+            return function(*args, **kwargs)
+
+        return run
+
+    merging: list[int] = []
+
+    def merge_slowly(artifacts: TurnArtifacts, collected: Any) -> None:
+        merging.append(1)
+        time.sleep(0.05)  # long enough for the other result's thread to come in
+        assert len(merging) == 1, "two results merged at once"
+        merging.pop()
+        add_result(artifacts, collected)
+
+    add_result = TurnArtifacts.add_result
+    monkeypatch.setattr(tool_results, "collect", recorded("collect", tool_results.collect))
+    monkeypatch.setattr(TurnArtifacts, "add_result", recorded("add_result", merge_slowly))
+    monkeypatch.setattr(TurnArtifacts, "finalize", recorded("finalize", TurnArtifacts.finalize))
+    script = [
+        reply("", call("flaky__chain", ids=["A", "B"]), call("flaky__chain", ids=["B", "C"])),
+        reply("Done."),
+    ]
+    turn, _, _ = await run_turn(manager, script)
+    assert sorted(where) == sorted(
+        [("collect", False)] * 2 + [("add_result", False)] * 2 + [("finalize", False)]
+    )
+    [graph] = turn.artifacts
+    assert {node["id"] for node in orjson.loads(graph.content)["nodes"]} == {"A", "B", "C"}
 
 
 async def test_a_repeated_identical_call_stops_the_turn(manager: McpManager) -> None:

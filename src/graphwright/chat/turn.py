@@ -4,10 +4,11 @@ A turn stops when the model answers without tools, after `max_steps` model calls
 model repeats a call it already made with the same arguments. With no model, a message of slash
 commands runs them in order, and any other message gets a reply saying how to enable one.
 
-Each tool result goes through the artifacts room's collector: its model content goes back to the
-model, its drafts into this turn's `TurnArtifacts`, which `finish()` turns into the chat-view
-artifacts of the response. In Graph Mode no artifact is made: the graph tools write to the
-conversation's graph, and each step that changes the graph's version emits `graph_updated`.
+Each tool result is read in a worker thread (`ToolResults`, through the artifacts room's
+collector): its model content goes back to the model, its drafts into this turn's
+`TurnArtifacts`, which `finish()` turns into the chat-view artifacts of the response. In Graph
+Mode no artifact is made: the graph tools write to the conversation's graph, and each step that
+changes the graph's version emits `graph_updated`.
 
 Events go out through `emit(type, data)`: status, token, tool_call, tool_result, artifact,
 graph_updated, error (`done` is the service's, once the turn is stored).
@@ -19,6 +20,7 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import orjson
@@ -33,7 +35,6 @@ from langchain_core.messages import (
     message_chunk_to_message,
 )
 
-from graphwright.artifacts.collectors import collect
 from graphwright.artifacts.turn import TurnArtifacts
 from graphwright.chat.mcp_manager import McpManager, ToolSpec, describe_exception
 from graphwright.chat.models import Mode
@@ -56,11 +57,11 @@ from graphwright.chat.slash import (
     parse,
     servers_named,
 )
+from graphwright.chat.tool_results import ToolResults
 from graphwright.core.artifacts import ChatArtifact
 from graphwright.core.nul import storable_text
 from graphwright.errors import InvalidInput
 from graphwright.llm import NO_MODEL
-from graphwright.mcpkit import readable_tool_error
 from graphwright.miner.tags import tagged_message
 
 MAX_STEPS = 8
@@ -129,7 +130,7 @@ class Turn:
         self.artifacts: list[ChatArtifact] = []
         self.graph_version: int | None = None
         self.stop_reason = ""
-        self._collected = context.artifacts
+        self._results = ToolResults(context.artifacts)
         self._owned_values: dict[str, Any] = {}
         if context.database_context is not None:
             self._owned_values[GRAPH_SERVER] = context.database_context
@@ -166,6 +167,7 @@ class Turn:
             self._say(self.model_notice)
             if not runs_commands:
                 self.stop_reason = "no_model"
+        await asyncio.to_thread(self._results.settle)
         self.finish()
 
     def _servers_needed(self, commands: list[str], *, runs_model: bool) -> list[str]:
@@ -184,13 +186,12 @@ class Turn:
         return tools
 
     def finish(self) -> None:
-        """Settle the turn's artifacts (once); also called for a cancelled turn."""
+        """Settle the turn's artifacts and announce them (once); also called for a cancelled
+        turn, where they are settled here, on the event loop."""
         if self._finished:
             return
         self._finished = True
-        if self._collected is None:
-            return
-        self.artifacts = self._collected.finalize()
+        self.artifacts = self._results.settle()
         for artifact in self.artifacts:
             self.emit("artifact", artifact.to_json_dict())
 
@@ -338,17 +339,11 @@ class Turn:
             text, is_error = storable_text(outcome.error or "The call failed"), True
             self.emit("error", {"callId": call_id, "tool": name, "message": text})
         else:
-            collected = collect(
-                outcome.result, tool=name, call_id=call_id, output_schema=spec.output_schema
+            text, is_error, notes = await asyncio.to_thread(
+                partial(self._results.read, outcome.result, tool=name, call_id=call_id, spec=spec)
             )
-            text, is_error = _model_text(collected.model_content), collected.is_error
-            if is_error:  # another SDK's raw validation report, worded for people
-                text = readable_tool_error(text)
-            if self._collected is not None:
-                known = len(self._collected.errors)
-                self._collected.add_result(collected)
-                for note in self._collected.errors[known:]:
-                    self.emit("error", {"callId": call_id, "tool": name, **note.to_json_dict()})
+            for note in notes:
+                self.emit("error", {"callId": call_id, "tool": name, **note.to_json_dict()})
         self.emit(
             "tool_result",
             {
@@ -396,21 +391,6 @@ def _openai_tool(spec: ToolSpec) -> dict[str, Any]:
             "parameters": model_facing_schema(spec.server, spec.input_schema),
         },
     }
-
-
-def _model_text(items: list[dict[str, Any]]) -> str:
-    texts = []
-    for item in items:
-        kind = item.get("type")
-        if kind == "text":
-            texts.append(str(item.get("text", "")))
-        elif kind == "resource_link":
-            texts.append(f"[link: {item.get('name') or ''} {item.get('uri', '')}]".strip())
-        elif kind == "resource" and isinstance(item.get("resource"), dict):
-            texts.append(str(item["resource"].get("text") or "[binary resource]"))
-        else:
-            texts.append(f"[{kind} content]")
-    return "\n".join(texts) or "(the tool returned no content)"
 
 
 async def _ready(text: str, failed: bool) -> tuple[str, bool]:
