@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 import uuid
+from typing import Any
 
 import pytest
 from a2a.client import Client
@@ -150,6 +152,31 @@ async def test_a_streaming_turn_sends_status_then_answer_chunks_then_artifacts(
     task = await client.get_task(GetTaskRequest(id=events[0].task.id))
     answer = next(a for a in task.artifacts if a.artifact_id.endswith("-answer"))
     assert "".join(part.text for part in answer.parts) == text
+    await client.close()
+
+
+async def test_a_turns_artifacts_become_a2a_artifacts_off_the_event_loop(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """protobuf's converter takes a second for a 20,000-node graph (every request of every user
+    waited): the turn's artifacts are converted in a worker thread."""
+    on_loop: list[bool] = []
+    loop_thread = threading.get_ident()
+    convert = a2a_executor.chat_to_proto
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        on_loop.append(threading.get_ident() == loop_thread)
+        return convert(*args, **kwargs)
+
+    monkeypatch.setattr(a2a_executor, "chat_to_proto", recorded)
+    client = await agent.client()
+    events = await collect(client, user_message("/flaky.chain A,B,C"))
+    assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
+    updates = [e.artifact_update.artifact for e in events if e.HasField("artifact_update")]
+    graphs = [
+        a for a in updates if MessageToDict(a)["parts"][0].get("mediaType") == KNOWLEDGE_GRAPH
+    ]
+    assert len(graphs) == 1 and on_loop == [False]
     await client.close()
 
 

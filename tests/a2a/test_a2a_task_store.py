@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 from a2a.server.context import ServerCallContext
 from a2a.server.id_generator import IDGeneratorContext
 from a2a.server.tasks.database_task_store import DatabaseTaskStore
-from a2a.types import ListTasksRequest, Task, TaskState, TaskStatus
+from a2a.types import Artifact, ListTasksRequest, Part, Task, TaskState, TaskStatus
+from google.protobuf.struct_pb2 import Struct, Value
 from sqlalchemy import func, select
 
 from graphwright.a2a.models import A2ATask
@@ -65,4 +67,44 @@ async def test_concurrent_saves_of_many_tasks_all_land(database: Database, count
     await asyncio.gather(*(store.save(task, context) for task in tasks for _ in range(3)))
     listing = await store.list(ListTasksRequest(context_id="ctx", page_size=100), context)
     assert sorted(t.id for t in listing.tasks) == sorted(t.id for t in tasks)
+    await engine.dispose()
+
+
+async def test_a_large_task_is_converted_off_the_event_loop(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A task holding a large graph takes protobuf's converter most of a second, which every
+    request of every user would wait for on the event loop: past a size, a copy of the task is
+    converted in a worker thread; a small one is converted where it is, without a thread's
+    hand-off."""
+    engine = async_engine(database.url)
+    store = GraphwrightTaskStore(engine)
+    context = ServerCallContext()
+    on_loop: list[bool] = []
+    loop_thread = threading.get_ident()
+    convert = GraphwrightTaskStore._to_orm
+
+    def recorded(self: GraphwrightTaskStore, task: Task, owner: str) -> A2ATask:
+        on_loop.append(threading.get_ident() == loop_thread)
+        return convert(self, task, owner)
+
+    monkeypatch.setattr(GraphwrightTaskStore, "_to_orm", recorded)
+    graph = Struct()
+    graph.update({"nodes": [{"id": f"N{index}", "name": "x" * 20} for index in range(5_000)]})
+    big = Task(
+        id=store.generate(IDGeneratorContext()),
+        context_id="ctx",
+        status=TaskStatus(state=TaskState.TASK_STATE_COMPLETED),
+        artifacts=[Artifact(artifact_id="g", parts=[Part(data=Value(struct_value=graph))])],
+    )
+    small = Task(
+        id=store.generate(IDGeneratorContext()),
+        context_id="ctx",
+        status=TaskStatus(state=TaskState.TASK_STATE_WORKING),
+    )
+    await store.save(big, context)
+    await store.save(small, context)
+    assert on_loop == [False, True]
+    stored = await store.get(big.id, context)
+    assert stored is not None and stored.artifacts[0] == big.artifacts[0]
     await engine.dispose()

@@ -223,7 +223,10 @@ class ChatAgentExecutor(AgentExecutor):
             return
         versions = {ref["artifactId"]: ref["version"] for ref in response["artifactVersions"]}
         for chat in response["artifacts"]:
-            artifact = chat_to_proto(chat, version=versions.get(chat["artifactId"]))
+            # A 20,000-node graph takes protobuf's converter a second: not on the event loop.
+            artifact = await asyncio.to_thread(
+                chat_to_proto, chat, version=versions.get(chat["artifactId"])
+            )
             await queue.enqueue_event(
                 TaskArtifactUpdateEvent(
                     task_id=updater.task_id,

@@ -15,6 +15,7 @@ the conversation (A2A context) its token is scoped to (see `auth`).
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import shlex
 import uuid
@@ -38,6 +39,9 @@ from graphwright.errors import InvalidInput
 OWNER = "graphwright"
 SQLITE_TIMEOUT_SECONDS = 60
 MAX_UNSAVED = 10_000
+# protobuf's converter takes 0.7 s for a task holding a 20,000-node graph, on whatever thread
+# runs it: past this size a task is converted in a worker thread, not on the event loop.
+CONVERT_ON_LOOP_BYTES = 64 * 1024
 # Every statement of the store is a transaction of its own (see the module's docstring), so no
 # BEGIN, COMMIT or ROLLBACK round trips, and no rollback when a connection goes back to the pool.
 AUTOCOMMIT: dict[str, Any] = {"isolation_level": "AUTOCOMMIT", "pool_reset_on_return": None}
@@ -96,9 +100,10 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
 
 class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
     """The SDK's store on graphwright's `a2a_tasks` table (made by the room's migration), with
-    two changes, because the SDK reads and saves the whole task around every event:
+    three changes, because the SDK reads and saves the whole task around every event:
 
     - a task is saved with one upsert, not the SDK's read-then-write `merge` in a transaction;
+    - a large task (a turn's graph) is converted for saving in a worker thread;
     - it is also the generator of new task ids (`generate`), so it knows that a task it has just
       named is not stored yet, and answers the SDK's reads of it before its first save without
       asking the database.
@@ -123,7 +128,13 @@ class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
         return await super().get(task_id, context)
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
-        row = self._to_orm(task, self.owner_resolver(context))
+        owner = self.owner_resolver(context)
+        if task.ByteSize() <= CONVERT_ON_LOOP_BYTES:
+            row = self._to_orm(task, owner)
+        else:  # converted from a copy, which the SDK cannot change meanwhile
+            copied = Task()
+            copied.CopyFrom(task)
+            row = await asyncio.to_thread(self._to_orm, copied, owner)
         values = {column.name: getattr(row, attribute) for column, attribute in _COLUMNS}
         statement = self._insert(A2ATask.__table__).values(values)
         statement = statement.on_conflict_do_update(
