@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from typing import Any
 
 import pytest
 from a2a.server.context import ServerCallContext
@@ -73,22 +74,16 @@ async def test_concurrent_saves_of_many_tasks_all_land(database: Database, count
 async def test_a_large_task_is_converted_off_the_event_loop(
     database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A task holding a large graph takes protobuf's converter most of a second, which every
-    request of every user would wait for on the event loop: past a size, a copy of the task is
-    converted in a worker thread; a small one is converted where it is, without a thread's
-    hand-off."""
+    """A task holding a large graph takes protobuf's converters a second or so, which every
+    request of every user would wait for on the event loop: past a size, a task is converted in a
+    worker thread (a copy of it, to save it); a small one is converted on the loop, without a
+    thread's hand-off."""
     engine = async_engine(database.url)
     store = GraphwrightTaskStore(engine)
     context = ServerCallContext()
-    on_loop: list[bool] = []
-    loop_thread = threading.get_ident()
-    convert = GraphwrightTaskStore._to_orm
-
-    def recorded(self: GraphwrightTaskStore, task: Task, owner: str) -> A2ATask:
-        on_loop.append(threading.get_ident() == loop_thread)
-        return convert(self, task, owner)
-
-    monkeypatch.setattr(GraphwrightTaskStore, "_to_orm", recorded)
+    on_loop: list[tuple[str, bool]] = []
+    for method in ("_to_orm", "_from_orm"):
+        monkeypatch.setattr(GraphwrightTaskStore, method, recorded(method, on_loop))
     graph = Struct()
     graph.update({"nodes": [{"id": f"N{index}", "name": "x" * 20} for index in range(5_000)]})
     big = Task(
@@ -104,7 +99,21 @@ async def test_a_large_task_is_converted_off_the_event_loop(
     )
     await store.save(big, context)
     await store.save(small, context)
-    assert on_loop == [False, True]
-    stored = await store.get(big.id, context)
+    assert on_loop == [("_to_orm", False), ("_to_orm", True)]
+    on_loop.clear()
+    stored, stored_small = await store.get(big.id, context), await store.get(small.id, context)
+    assert on_loop == [("_from_orm", False), ("_from_orm", True)]
     assert stored is not None and stored.artifacts[0] == big.artifacts[0]
+    assert stored_small == small
     await engine.dispose()
+
+
+def recorded(method: str, on_loop: list[tuple[str, bool]]) -> Any:
+    """`method` of the store, noting whether it ran on this (the event loop's) thread."""
+    loop_thread, original = threading.get_ident(), getattr(GraphwrightTaskStore, method)
+
+    def run(self: GraphwrightTaskStore, *args: Any) -> Any:
+        on_loop.append((method, threading.get_ident() == loop_thread))
+        return original(self, *args)
+
+    return run
