@@ -83,7 +83,7 @@ async def test_a_large_task_is_converted_off_the_event_loop(
     context = ServerCallContext()
     on_loop: list[tuple[str, bool]] = []
     for method in ("_to_orm", "_from_orm"):
-        monkeypatch.setattr(GraphwrightTaskStore, method, recorded(method, on_loop))
+        monkeypatch.setattr(DatabaseTaskStore, method, recorded(method, on_loop))
     graph = Struct()
     graph.update({"nodes": [{"id": f"N{index}", "name": "x" * 20} for index in range(5_000)]})
     big = Task(
@@ -108,11 +108,51 @@ async def test_a_large_task_is_converted_off_the_event_loop(
     await engine.dispose()
 
 
-def recorded(method: str, on_loop: list[tuple[str, bool]]) -> Any:
-    """`method` of the store, noting whether it ran on this (the event loop's) thread."""
-    loop_thread, original = threading.get_ident(), getattr(GraphwrightTaskStore, method)
+async def test_a_listing_converts_no_artifacts_it_is_not_asked_for_and_large_pages_off_the_loop(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page holds up to 50 tasks, each of which may hold a large graph: the SDK converted every
+    one on the event loop, artifacts included, and its handler then dropped the artifacts unless
+    asked for them."""
+    engine = async_engine(database.url)
+    store = GraphwrightTaskStore(engine)
+    context = ServerCallContext()
+    saved = [_task(store, nodes) for nodes in (5_000, 5_000, 3)]
+    for task in saved:
+        await store.save(task, context)
+    on_loop: list[tuple[str, bool]] = []
+    monkeypatch.setattr(DatabaseTaskStore, "_from_orm", recorded("_from_orm", on_loop))
 
-    def run(self: GraphwrightTaskStore, *args: Any) -> Any:
+    page = await store.list(ListTasksRequest(context_id="listed"), context)
+    assert on_loop == [("_from_orm", True)] * 3
+    assert sorted(task.id for task in page.tasks) == sorted(task.id for task in saved)
+    assert all(not task.artifacts for task in page.tasks) and page.total_size == 3
+
+    on_loop.clear()
+    request = ListTasksRequest(context_id="listed", include_artifacts=True, page_size=2)
+    page = await store.list(request, context)
+    assert on_loop == [("_from_orm", False)] * 2 and page.next_page_token
+    by_id = {task.id: task for task in saved}
+    assert all(task.artifacts == by_id[task.id].artifacts for task in page.tasks)
+    await engine.dispose()
+
+
+def _task(store: GraphwrightTaskStore, nodes: int) -> Task:
+    graph = Struct()
+    graph.update({"nodes": [{"id": f"N{index}", "name": "x" * 20} for index in range(nodes)]})
+    return Task(
+        id=store.generate(IDGeneratorContext()),
+        context_id="listed",
+        status=TaskStatus(state=TaskState.TASK_STATE_COMPLETED),
+        artifacts=[Artifact(artifact_id="g", parts=[Part(data=Value(struct_value=graph))])],
+    )
+
+
+def recorded(method: str, on_loop: list[tuple[str, bool]]) -> Any:
+    """The SDK's converter `method`, noting whether it ran on this (the event loop's) thread."""
+    loop_thread, original = threading.get_ident(), getattr(DatabaseTaskStore, method)
+
+    def run(self: DatabaseTaskStore, *args: Any) -> Any:
         on_loop.append((method, threading.get_ident() == loop_thread))
         return original(self, *args)
 

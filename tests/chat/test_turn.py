@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import threading
 import time
@@ -139,6 +140,33 @@ async def test_results_are_read_and_merged_off_the_event_loop(
     )
     [graph] = turn.artifacts
     assert {node["id"] for node in orjson.loads(graph.content)["nodes"]} == {"A", "B", "C"}
+
+
+async def test_a_turn_cancelled_while_a_result_is_read_stores_the_call_with_its_artifact(
+    manager: McpManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The read goes on in its thread after the cancel and may bring its artifact in: the call
+    that brought it is logged, so the stored turn never holds an artifact without its call."""
+    reading, collect = threading.Event(), tool_results.collect
+
+    def slow_collect(*args: Any, **kwargs: Any) -> Any:
+        reading.set()
+        time.sleep(0.3)
+        return collect(*args, **kwargs)
+
+    monkeypatch.setattr(tool_results, "collect", slow_collect)
+    context = TurnContext("c1", Mode.NORMAL, "/flaky.chain A,B", artifacts=TurnArtifacts())
+    turn = Turn(context, manager=manager, model=None, emit=Recorder())
+    running = asyncio.create_task(turn.run())
+    while not reading.is_set():
+        await asyncio.sleep(0.01)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    await turn.finish()
+    assert [(call.tool, call.is_error) for call in turn.calls] == [("chain", False)]
+    [graph] = turn.artifacts
+    assert {node["id"] for node in orjson.loads(graph.content)["nodes"]} == {"A", "B"}
 
 
 async def test_a_repeated_identical_call_stops_the_turn(manager: McpManager) -> None:

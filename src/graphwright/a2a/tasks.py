@@ -20,14 +20,16 @@ import itertools
 import shlex
 import uuid
 from collections import OrderedDict
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from a2a.server.context import ServerCallContext
 from a2a.server.id_generator import IDGenerator, IDGeneratorContext
+from a2a.server.models import TaskModel
 from a2a.server.tasks.database_task_store import DatabaseTaskStore
-from a2a.types import Task
+from a2a.types import ListTasksRequest, ListTasksResponse, Task
 from sqlalchemy import event, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -105,7 +107,8 @@ class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
     three changes, because the SDK reads and saves the whole task around every event:
 
     - a task is saved with one upsert, not the SDK's read-then-write `merge` in a transaction;
-    - a large task (a turn's graph) is converted, for saving and when read, in a worker thread;
+    - a large task (a turn's graph) is converted, for saving and when read, in a worker thread,
+      and a listing converts no artifacts it was not asked for;
     - it is also the generator of new task ids (`generate`), so it knows that a task it has just
       named is not stored yet, and answers the SDK's reads of it before its first save without
       asking the database.
@@ -134,9 +137,38 @@ class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
             row = await session.scalar(statement)
         if row is None:
             return None
-        if len(orjson.dumps([row.artifacts, row.history])) <= CONVERT_ON_LOOP_BYTES:
-            return self._from_orm(row)
-        return await asyncio.to_thread(self._from_orm, row)
+        [task] = await self._converted([row])
+        return task
+
+    async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
+        """The SDK's listing, its tasks converted after its query (`_from_orm` keeps the rows
+        meanwhile): without their artifacts when they are not asked for (the SDK's handler drops
+        them anyway), and like `get`'s when large. A page holds up to 50 tasks."""
+        rows: list[A2ATask] = []
+        listing = _LISTED.set(rows)
+        try:
+            page = await super().list(params, context)
+        finally:
+            _LISTED.reset(listing)
+        if not params.include_artifacts:
+            rows = [_without_artifacts(row) for row in rows]
+        tasks = await self._converted(rows)
+        del page.tasks[:]
+        page.tasks.extend(tasks)
+        return page
+
+    def _from_orm(self, task_model: TaskModel) -> Task:
+        rows = _LISTED.get()
+        if rows is None:
+            return super()._from_orm(task_model)
+        rows.append(cast(A2ATask, task_model))
+        return Task()  # a place holder in the SDK's page, which `list` fills
+
+    async def _converted(self, rows: list[A2ATask]) -> list[Task]:
+        """`rows` as tasks: on the event loop when small, else in a worker thread."""
+        if not _large(rows):
+            return [self._from_orm(row) for row in rows]
+        return await asyncio.to_thread(lambda: [self._from_orm(row) for row in rows])
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
         owner = self.owner_resolver(context)
@@ -160,3 +192,20 @@ _COLUMNS = [
     (column, A2ATask.__mapper__.get_property_by_column(column).key)
     for column in A2ATask.__table__.columns
 ]
+# The rows of the listing in progress in this asyncio task (see `GraphwrightTaskStore.list`).
+_LISTED: ContextVar[list[A2ATask] | None] = ContextVar("listed_a2a_tasks", default=None)
+
+
+def _large(rows: list[A2ATask]) -> bool:
+    """Whether the rows' parts hold more than CONVERT_ON_LOOP_BYTES of JSON."""
+    try:
+        size = len(orjson.dumps([[row.artifacts, row.history] for row in rows]))
+    except TypeError:  # what orjson does not write (an integer past 64 bits): judged large
+        return True
+    return size > CONVERT_ON_LOOP_BYTES
+
+
+def _without_artifacts(row: A2ATask) -> A2ATask:
+    """A detached copy of `row` with no artifacts."""
+    values = {attribute: getattr(row, attribute) for _, attribute in _COLUMNS}
+    return A2ATask(**{**values, "artifacts": []})

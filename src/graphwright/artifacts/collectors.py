@@ -10,8 +10,8 @@ Accepted shapes:
   keyword `contentMediaType`. (The MCP SDKs give almost every tool an output schema, even one
   that returns a plain string, so a schema alone does not make a result an artifact.)
 
-What no backend stores (NUL, a lone surrogate), in the result or in JSON it holds, is shown as
-U+FFFD: a server's answer is not refused for it.
+What no backend stores is shown as U+FFFD, not refused: a NUL or lone surrogate in the result,
+and a NUL in JSON it holds (orjson refuses a lone surrogate's escape there, which makes a note).
 
 A malformed artifact never breaks the call: it becomes an `ErrorNote` naming the tool call and the
 reason, and everything else is still collected.

@@ -181,13 +181,13 @@ class ChatService(ChatConversations):
         except asyncio.CancelledError:
             # Our own cancel (or shutdown): the turn ends here and is stored as it stands.
             status = MessageStatus.CANCELLED
-            turn.finish()
+            await turn.finish()
             turn.stop_reason = "cancelled"
         except Exception as exc:
             logger.exception("Turn in conversation %s failed", handle.conversation_id)
             status = MessageStatus.FAILED
             turn.emit("error", {"message": f"The turn failed: {describe_exception(exc)}"})
-            turn.finish()
+            await turn.finish()
             turn.stop_reason = "failed"
         handle.storing = True
         refs: list[dict[str, Any]] = []

@@ -20,7 +20,6 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 import orjson
@@ -167,8 +166,7 @@ class Turn:
             self._say(self.model_notice)
             if not runs_commands:
                 self.stop_reason = "no_model"
-        await asyncio.to_thread(self._results.settle)
-        self.finish()
+        await self.finish()
 
     def _servers_needed(self, commands: list[str], *, runs_model: bool) -> list[str]:
         """The mode's servers the turn starts: every one when the model answers (it sees every
@@ -185,13 +183,13 @@ class Turn:
             self.emit("error", {"server": server, "message": reason})
         return tools
 
-    def finish(self) -> None:
-        """Settle the turn's artifacts and announce them (once); also called for a cancelled
-        turn, where they are settled here, on the event loop."""
+    async def finish(self) -> None:
+        """Settle the turn's artifacts (in a worker thread) and announce them, once; also called
+        for a cancelled or failed turn."""
         if self._finished:
             return
         self._finished = True
-        self.artifacts = self._results.settle()
+        self.artifacts = await asyncio.to_thread(self._results.settle)
         for artifact in self.artifacts:
             self.emit("artifact", artifact.to_json_dict())
 
@@ -335,13 +333,30 @@ class Turn:
         shown = redacted(arguments)
         self.emit("tool_call", {"callId": call_id, "tool": name, "arguments": shown, "step": step})
         outcome = await self.manager.call_tool(spec.server, spec.name, arguments)
+
+        def logged(text: str, is_error: bool) -> None:
+            log = ToolCallLog(
+                call_id, step, spec.server, spec.name, shown, text, is_error, outcome.seconds
+            )
+            self.calls.append(log)
+
         if outcome.result is None:
             text, is_error = storable_text(outcome.error or "The call failed"), True
             self.emit("error", {"callId": call_id, "tool": name, "message": text})
         else:
-            text, is_error, notes = await asyncio.to_thread(
-                partial(self._results.read, outcome.result, tool=name, call_id=call_id, spec=spec)
+            reading = asyncio.ensure_future(
+                asyncio.to_thread(
+                    self._results.read, outcome.result, tool=name, call_id=call_id, spec=spec
+                )
             )
+            try:
+                text, is_error, notes = await asyncio.shield(reading)
+            except asyncio.CancelledError:
+                # The read goes on in its thread and may still bring an artifact into the turn's:
+                # the call that brought it is stored with it.
+                text, is_error, _ = await reading
+                logged(text, is_error)
+                raise
             for note in notes:
                 self.emit("error", {"callId": call_id, "tool": name, **note.to_json_dict()})
         self.emit(
@@ -354,10 +369,7 @@ class Turn:
                 "seconds": round(outcome.seconds, 4),
             },
         )
-        log = ToolCallLog(
-            call_id, step, spec.server, spec.name, shown, text, is_error, outcome.seconds
-        )
-        self.calls.append(log)
+        logged(text, is_error)
         return text, is_error
 
     # --- Graph Mode -----------------------------------------------------------------------------
