@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from a2a.client import Client
+from a2a.server.tasks.database_task_store import DatabaseTaskStore
 from a2a.types import (
     CancelTaskRequest,
     GetTaskRequest,
@@ -177,6 +178,28 @@ async def test_a_turns_artifacts_become_a2a_artifacts_off_the_event_loop(
         a for a in updates if MessageToDict(a)["parts"][0].get("mediaType") == KNOWLEDGE_GRAPH
     ]
     assert len(graphs) == 1 and on_loop == [False]
+    await client.close()
+
+
+async def test_getting_a_task_reads_it_from_the_store_once(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scope check reads the task's context alone, not the whole task with its artifacts (a
+    large graph takes protobuf's converter a second): GetTask converts the task once."""
+    client = await agent.client()
+    events = await collect(client, user_message("/flaky.chain A,B"))
+    task_id = events[0].task.id
+    converted: list[str] = []
+    convert = DatabaseTaskStore._from_orm
+
+    def counted(store: DatabaseTaskStore, row: Any) -> Any:
+        converted.append(row.id)
+        return convert(store, row)
+
+    monkeypatch.setattr(DatabaseTaskStore, "_from_orm", counted)
+    task = await client.get_task(GetTaskRequest(id=task_id))
+    assert task.id == task_id and len(task.artifacts) > 1
+    assert converted == [task_id]
     await client.close()
 
 

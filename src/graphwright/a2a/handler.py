@@ -12,6 +12,7 @@ token. What leaves the handler is an A2A error (`errors.as_a2a_errors`), on both
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from typing import Any
 
 from a2a.server.context import ServerCallContext
 from a2a.server.events import Event
@@ -33,6 +34,7 @@ from google.protobuf.message import Message as ProtoMessage
 from graphwright.a2a.auth import authorize_context, principal_of
 from graphwright.a2a.errors import as_a2a_errors
 from graphwright.a2a.parts import admit
+from graphwright.a2a.tasks import GraphwrightTaskStore
 from graphwright.core.nul import nul_path, nul_refusal
 
 
@@ -53,22 +55,27 @@ def refuse_unstorable(request: ProtoMessage) -> None:
 class GraphwrightRequestHandler(DefaultRequestHandler):
     """a2a-sdk's request handler, admitting each request first."""
 
-    async def _scoped_task(self, task_id: str, context: ServerCallContext) -> Task | None:
-        task = await self.task_store.get(task_id, context)
-        if task is not None:
-            authorize_context(context, task.context_id)
-        return task
+    def __init__(self, *, task_store: GraphwrightTaskStore, **kwargs: Any) -> None:
+        super().__init__(task_store=task_store, **kwargs)
+        self.tasks = task_store
+
+    async def _scoped_context(self, task_id: str, context: ServerCallContext) -> str | None:
+        """The task's context, checked against the caller's scope; None for an unknown task."""
+        context_id = await self.tasks.context_of(task_id, context)
+        if context_id is not None:
+            authorize_context(context, context_id)
+        return context_id
 
     async def _admit(self, params: SendMessageRequest, context: ServerCallContext) -> None:
         refuse_unstorable(params)
         admit(params.message, MessageToDict(params.metadata))
         message = params.message
         if message.task_id:
-            task = await self._scoped_task(message.task_id, context)
+            task_context = await self._scoped_context(message.task_id, context)
             # A message naming only its task continues in the task's context (the spec's "infer
             # contextId from the task"); left empty, a2a-sdk would give the executor a new one.
-            if task is not None and not message.context_id:
-                message.context_id = task.context_id
+            if task_context is not None and not message.context_id:
+                message.context_id = task_context
         principal = principal_of(context)
         if not message.context_id and principal is not None and principal.conversation_id:
             message.context_id = principal.conversation_id
@@ -93,7 +100,7 @@ class GraphwrightRequestHandler(DefaultRequestHandler):
     async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task | None:
         with as_a2a_errors():
             refuse_unstorable(params)
-            await self._scoped_task(params.id, context)
+            await self._scoped_context(params.id, context)
             return await super().on_get_task(params, context)
 
     async def on_cancel_task(
@@ -101,7 +108,7 @@ class GraphwrightRequestHandler(DefaultRequestHandler):
     ) -> Task | None:
         with as_a2a_errors():
             refuse_unstorable(params)
-            await self._scoped_task(params.id, context)
+            await self._scoped_context(params.id, context)
             return await super().on_cancel_task(params, context)
 
     async def on_subscribe_to_task(
@@ -109,7 +116,7 @@ class GraphwrightRequestHandler(DefaultRequestHandler):
     ) -> AsyncGenerator[Event, None]:
         with as_a2a_errors():
             refuse_unstorable(params)
-            await self._scoped_task(params.id, context)
+            await self._scoped_context(params.id, context)
             async for event in super().on_subscribe_to_task(params, context):
                 yield event
 

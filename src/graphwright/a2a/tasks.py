@@ -140,6 +140,17 @@ class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
         [task] = await self._converted([row])
         return task
 
+    async def context_of(self, task_id: str, context: ServerCallContext) -> str | None:
+        """The context (conversation) of a stored task, or None: a scope check reads this, not
+        the whole task with its artifacts."""
+        if task_id in self._unsaved:
+            return None
+        await self._ensure_initialized()
+        owner = self.owner_resolver(context)
+        statement = select(A2ATask.context_id).where(A2ATask.id == task_id, A2ATask.owner == owner)
+        async with self.async_session_maker() as session:
+            return await session.scalar(statement)
+
     async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
         """The SDK's listing, its tasks converted after its query (`_from_orm` keeps the rows
         meanwhile): without their artifacts when they are not asked for (the SDK's handler drops
