@@ -84,19 +84,7 @@ async def test_a_large_task_is_converted_off_the_event_loop(
     on_loop: list[tuple[str, bool]] = []
     for method in ("_to_orm", "_from_orm"):
         monkeypatch.setattr(DatabaseTaskStore, method, recorded(method, on_loop))
-    graph = Struct()
-    graph.update({"nodes": [{"id": f"N{index}", "name": "x" * 20} for index in range(5_000)]})
-    big = Task(
-        id=store.generate(IDGeneratorContext()),
-        context_id="ctx",
-        status=TaskStatus(state=TaskState.TASK_STATE_COMPLETED),
-        artifacts=[Artifact(artifact_id="g", parts=[Part(data=Value(struct_value=graph))])],
-    )
-    small = Task(
-        id=store.generate(IDGeneratorContext()),
-        context_id="ctx",
-        status=TaskStatus(state=TaskState.TASK_STATE_WORKING),
-    )
+    big, small = _task(store, 5_000), _task(store, 0)
     await store.save(big, context)
     await store.save(small, context)
     assert on_loop == [("_to_orm", False), ("_to_orm", True)]

@@ -128,13 +128,7 @@ class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
         return task_id
 
     async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
-        if task_id in self._unsaved:
-            return None
-        await self._ensure_initialized()
-        owner = self.owner_resolver(context)
-        statement = select(A2ATask).where(A2ATask.id == task_id, A2ATask.owner == owner)
-        async with self.async_session_maker() as session:
-            row = await session.scalar(statement)
+        row = await self._stored(A2ATask, task_id, context)
         if row is None:
             return None
         [task] = await self._converted([row])
@@ -143,11 +137,15 @@ class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
     async def context_of(self, task_id: str, context: ServerCallContext) -> str | None:
         """The context (conversation) of a stored task, or None: a scope check reads this, not
         the whole task with its artifacts."""
+        return await self._stored(A2ATask.context_id, task_id, context)
+
+    async def _stored(self, what: Any, task_id: str, context: ServerCallContext) -> Any:
+        """`what` (the row, or a column) of the caller's stored task, or None."""
         if task_id in self._unsaved:
             return None
         await self._ensure_initialized()
         owner = self.owner_resolver(context)
-        statement = select(A2ATask.context_id).where(A2ATask.id == task_id, A2ATask.owner == owner)
+        statement = select(what).where(A2ATask.id == task_id, A2ATask.owner == owner)
         async with self.async_session_maker() as session:
             return await session.scalar(statement)
 
