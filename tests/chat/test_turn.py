@@ -169,6 +169,35 @@ async def test_a_turn_cancelled_while_a_result_is_read_stores_the_call_with_its_
     assert {node["id"] for node in orjson.loads(graph.content)["nodes"]} == {"A", "B"}
 
 
+async def test_a_turn_cancelled_while_its_artifacts_settle_keeps_them(
+    manager: McpManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cancel landing in the turn's last step, while `finish` settles the artifacts in a thread,
+    must not leave the turn finished without them: the caller's own `finish` gets the same ones,
+    announced once."""
+    settling, settle = threading.Event(), tool_results.ToolResults.settle
+
+    def slow_settle(self: tool_results.ToolResults) -> Any:
+        settling.set()
+        time.sleep(0.3)
+        return settle(self)
+
+    monkeypatch.setattr(tool_results.ToolResults, "settle", slow_settle)
+    context = TurnContext("c1", Mode.NORMAL, "/flaky.chain A,B", artifacts=TurnArtifacts())
+    events = Recorder()
+    turn = Turn(context, manager=manager, model=None, emit=events)
+    running = asyncio.create_task(turn.run())
+    while not settling.is_set():
+        await asyncio.sleep(0.01)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    await turn.finish()
+    [graph] = turn.artifacts
+    assert {node["id"] for node in orjson.loads(graph.content)["nodes"]} == {"A", "B"}
+    assert len(events.of("artifact")) == 1
+
+
 async def test_a_repeated_identical_call_stops_the_turn(manager: McpManager) -> None:
     script = [
         reply("", call("flaky__echo", text="same")),

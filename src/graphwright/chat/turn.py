@@ -134,7 +134,8 @@ class Turn:
         if context.database_context is not None:
             self._owned_values[GRAPH_SERVER] = context.database_context
         self._seen: set[tuple[str, bytes]] = set()
-        self._finished = False
+        self._settling: asyncio.Future[list[ChatArtifact]] | None = None
+        self._announced = False
 
     @property
     def text(self) -> str:
@@ -185,12 +186,16 @@ class Turn:
 
     async def finish(self) -> None:
         """Settle the turn's artifacts (in a worker thread) and announce them, once; also called
-        for a cancelled or failed turn."""
-        if self._finished:
+        for a cancelled or failed turn. A cancel landing while they settle leaves the settling
+        to go on, so the caller's own `finish` waits for the same artifacts."""
+        if self._settling is None:
+            self._settling = asyncio.ensure_future(asyncio.to_thread(self._results.settle))
+        artifacts = await asyncio.shield(self._settling)
+        if self._announced:
             return
-        self._finished = True
-        self.artifacts = await asyncio.to_thread(self._results.settle)
-        for artifact in self.artifacts:
+        self._announced = True
+        self.artifacts = artifacts
+        for artifact in artifacts:
             self.emit("artifact", artifact.to_json_dict())
 
     def _say(self, text: str) -> None:
