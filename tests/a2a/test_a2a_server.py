@@ -6,10 +6,12 @@ import asyncio
 import random
 import threading
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
 from a2a.client import Client
+from a2a.server.agent_execution.active_task_registry import ActiveTaskRegistry
 from a2a.server.tasks.database_task_store import DatabaseTaskStore
 from a2a.types import (
     CancelTaskRequest,
@@ -28,9 +30,19 @@ from google.protobuf.json_format import MessageToDict
 
 from graphwright.a2a import executor as a2a_executor
 from graphwright.a2a.executor import CHUNK_CHARS
+from graphwright.app import create_app
 from graphwright.core.artifacts import BIBLIOGRAPHY, KNOWLEDGE_GRAPH, MARKDOWN
 from graphwright.errors import NotFound
-from tests.a2a.conftest import Agent, collect, http_client, user_message
+from tests.a2a.conftest import (
+    Agent,
+    a2a_client,
+    collect,
+    graphwright_settings,
+    http_client,
+    serve,
+    user_message,
+)
+from tests.conftest import free_port
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -201,6 +213,66 @@ async def test_getting_a_task_reads_it_from_the_store_once(
     assert task.id == task_id and len(task.artifacts) > 1
     assert converted == [task_id]
     await client.close()
+
+
+async def test_a_cancel_that_finds_the_task_ended_leaves_its_outcome_alone(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CancelTask reads the task working, and the task completes before the cancel looks for it
+    among the running ones: the cancel must not write CANCELED over the COMPLETED the task's
+    stream delivered (it did, 1 run in 4 of the 50 random cancellations below)."""
+    ended, look_up = asyncio.Event(), ActiveTaskRegistry.get
+
+    async def late_look_up(registry: ActiveTaskRegistry, task_id: str) -> Any:
+        await ended.wait()
+        while await look_up(registry, task_id) is not None:  # until the ended task is let go
+            await asyncio.sleep(0.01)
+        return None
+
+    monkeypatch.setattr(ActiveTaskRegistry, "get", late_look_up)
+    client, stream, task = await start_slow_turn(agent, 0.3)
+    other = await agent.client(streaming=False)
+    cancelling = asyncio.ensure_future(other.cancel_task(CancelTaskRequest(id=task.id)))
+    events = [event async for event in stream]
+    ended.set()
+    with pytest.raises(TaskNotCancelableError):
+        await cancelling
+    assert final_state(events) == TaskState.TASK_STATE_COMPLETED
+    stored = await other.get_task(GetTaskRequest(id=task.id))
+    assert stored.status.state == TaskState.TASK_STATE_COMPLETED
+    await client.close()
+    await other.close()
+
+
+async def test_a_cancel_through_another_server_is_the_outcome_everywhere(
+    agent: Agent, module_database_url: str, tmp_path: Path
+) -> None:
+    """Two servers on one database: a task running on the first, cancelled through the second.
+    The second records CANCELED; the first stops the turn (it checks each second), does not
+    complete over the cancel, and its stream and stored conversation end cancelled."""
+    port = free_port()
+    second = await serve(
+        create_app(graphwright_settings(tmp_path, port, module_database_url)), port
+    )
+    try:
+        client, stream, task = await start_slow_turn(agent, 30)
+        rest = asyncio.ensure_future(collect_rest(stream))
+        other = await a2a_client(second.url, agent.token, streaming=False)
+        cancelled = await other.cancel_task(CancelTaskRequest(id=task.id))
+        assert cancelled.status.state == TaskState.TASK_STATE_CANCELED
+        events = await asyncio.wait_for(rest, 10)  # well before the tool's 30 s
+        assert final_state(events) == TaskState.TASK_STATE_CANCELED
+        for server in (agent.url, second.url):
+            reader = await a2a_client(server, agent.token, streaming=False)
+            stored = await reader.get_task(GetTaskRequest(id=task.id))
+            assert stored.status.state == TaskState.TASK_STATE_CANCELED, server
+            await reader.close()
+        [*_, answer] = agent.chat.get_conversation(task.context_id)["messages"]
+        assert answer["status"] == "cancelled", answer
+        await client.close()
+        await other.close()
+    finally:
+        await second.stop()
 
 
 async def start_slow_turn(agent: Agent, seconds: float, context_id: str | None = None):

@@ -7,6 +7,7 @@ import threading
 from typing import Any
 
 import pytest
+from a2a.server.cluster.task_store import ConcurrentTaskModificationError
 from a2a.server.context import ServerCallContext
 from a2a.server.id_generator import IDGeneratorContext
 from a2a.server.tasks.database_task_store import DatabaseTaskStore
@@ -49,6 +50,39 @@ async def test_saves_upsert_and_unsaved_tasks_are_read_without_the_database(
     assert rows == 1
     listing = await store.list(ListTasksRequest(context_id=long_context), context)
     assert [t.id for t in listing.tasks] == [task_id]
+    await engine.dispose()
+
+
+async def test_a_task_in_a_final_state_is_never_given_another(database: Database) -> None:
+    """A2A's final states are final: a cancel that read the task working before it completed
+    (on this server or another) must lose to the completion, not overwrite it."""
+    engine = async_engine(database.url)
+    store = GraphwrightTaskStore(engine)
+    context = ServerCallContext()
+    task = Task(
+        id=store.generate(IDGeneratorContext()),
+        context_id="final",
+        status=TaskStatus(state=TaskState.TASK_STATE_WORKING),
+    )
+    await store.save(task, context)
+    cancelled = Task()
+    cancelled.CopyFrom(task)
+    cancelled.status.state = TaskState.TASK_STATE_CANCELED
+    task.status.state = TaskState.TASK_STATE_COMPLETED
+    await store.save(task, context)
+    await store.save(task, context)  # the same final state again: nothing changes
+    with pytest.raises(ConcurrentTaskModificationError):
+        await store.save(cancelled, context)
+    stored = await store.get(task.id, context)
+    assert stored is not None and stored.status.state == TaskState.TASK_STATE_COMPLETED
+
+    working = Task(id=store.generate(IDGeneratorContext()), context_id="final")
+    working.status.state = TaskState.TASK_STATE_WORKING
+    await store.save(working, context)
+    cancelled.id = working.id
+    await store.save(cancelled, context)  # a task still working can be cancelled
+    stored = await store.get(working.id, context)
+    assert stored is not None and stored.status.state == TaskState.TASK_STATE_CANCELED
     await engine.dispose()
 
 

@@ -58,8 +58,8 @@ def mount(app: FastAPI, *, executor: AgentExecutor | None = None, auth: bool = T
     settings: Settings = app.state.settings
     card = agent_card(settings.api_base_url)
     engine = async_engine(app.state.database.url)
-    executor = executor or ChatAgentExecutor(lambda: app.state.chat_service)
     store = GraphwrightTaskStore(engine)
+    executor = executor or ChatAgentExecutor(lambda: app.state.chat_service, store)
     handler = GraphwrightRequestHandler(
         agent_executor=executor,
         task_store=store,

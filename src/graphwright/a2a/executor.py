@@ -28,6 +28,7 @@ from a2a.types import Message, Part, TaskArtifactUpdateEvent, TaskState
 
 from graphwright.a2a.auth import actor_of
 from graphwright.a2a.parts import ANSWER_KEY, admit, chat_to_proto
+from graphwright.a2a.tasks import GraphwrightTaskStore
 from graphwright.chat.models import ChatRequest, MessageStatus
 from graphwright.chat.running import RunningTurn
 from graphwright.chat.service import ChatService
@@ -40,6 +41,8 @@ GRAPH_VERSION_KEY = "graphVersion"
 # one task-store write per token.
 CHUNK_SECONDS = 0.05
 CHUNK_CHARS = 2000
+# How often a running turn checks whether its task was cancelled through another server.
+CANCEL_CHECK_SECONDS = 1.0
 
 
 def answer_artifact_id(task_id: str) -> str:
@@ -118,8 +121,9 @@ class ChatAgentExecutor(AgentExecutor):
     the task's stream, CancelTask and GetTask all see that one outcome: a final status queued
     after `execute` returns would come after the stream had closed."""
 
-    def __init__(self, chat: Callable[[], ChatService]) -> None:
+    def __init__(self, chat: Callable[[], ChatService], tasks: GraphwrightTaskStore) -> None:
         self._chat = chat
+        self._tasks = tasks
         self._runs: dict[str, Run] = {}
 
     @property
@@ -185,6 +189,7 @@ class ChatAgentExecutor(AgentExecutor):
         except GraphwrightError as exc:
             await updater.failed(_text(updater, str(exc)))
             return
+        watching = asyncio.create_task(self._cancelled_elsewhere(context))
         try:
             if run.cancelled:  # asked for while the turn was starting
                 await service.cancel(context_id)
@@ -193,6 +198,22 @@ class ChatAgentExecutor(AgentExecutor):
             # The turn runs in its own task: stop it too, so it is stored as cancelled.
             await asyncio.shield(service.cancel(context_id))
             raise
+        finally:
+            watching.cancel()
+
+    async def _cancelled_elsewhere(self, context: RequestContext) -> None:
+        """Stop the turn once the task is stored cancelled: a cancel sent to another server
+        sharing the database writes that there, and this server's task store would otherwise
+        only refuse the turn's next event, after the turn had gone on (and maybe been stored
+        complete)."""
+        task_id, context_id = context.task_id, context.context_id
+        assert task_id is not None and context_id is not None
+        while True:
+            await asyncio.sleep(CANCEL_CHECK_SECONDS)
+            state = await self._tasks.state_of(task_id, context.call_context)
+            if state == TaskState.TASK_STATE_CANCELED:
+                await self._chat().cancel(context_id)
+                return
 
     async def _relay(self, handle: RunningTurn, updater: TaskUpdater, queue: EventQueue) -> None:
         answer = AnswerStream(queue, updater.task_id, updater.context_id)

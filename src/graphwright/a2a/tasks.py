@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import Any, cast
 
 import orjson
+from a2a.server.cluster.task_store import ConcurrentTaskModificationError
 from a2a.server.context import ServerCallContext
 from a2a.server.id_generator import IDGenerator, IDGeneratorContext
 from a2a.server.models import TaskModel
 from a2a.server.tasks.database_task_store import DatabaseTaskStore
-from a2a.types import ListTasksRequest, ListTasksResponse, Task
-from sqlalchemy import event, select
+from a2a.types import ListTasksRequest, ListTasksResponse, Task, TaskState
+from sqlalchemy import ColumnElement, event, or_, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL, make_url
@@ -46,6 +47,15 @@ MAX_UNSAVED = 10_000
 # graph, on whatever thread runs them: past this size a task is converted in a worker thread, not
 # on the event loop.
 CONVERT_ON_LOOP_BYTES = 64 * 1024
+FINAL_STATES = [
+    TaskState.Name(state)
+    for state in (
+        TaskState.TASK_STATE_COMPLETED,
+        TaskState.TASK_STATE_CANCELED,
+        TaskState.TASK_STATE_FAILED,
+        TaskState.TASK_STATE_REJECTED,
+    )
+]
 # Every statement of the store is a transaction of its own (see the module's docstring), so no
 # BEGIN, COMMIT or ROLLBACK round trips, and no rollback when a connection goes back to the pool.
 AUTOCOMMIT: dict[str, Any] = {"isolation_level": "AUTOCOMMIT", "pool_reset_on_return": None}
@@ -104,9 +114,11 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
 
 class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
     """The SDK's store on graphwright's `a2a_tasks` table (made by the room's migration), with
-    three changes, because the SDK reads and saves the whole task around every event:
+    four changes, because the SDK reads and saves the whole task around every event:
 
     - a task is saved with one upsert, not the SDK's read-then-write `merge` in a transaction;
+    - that upsert never changes a final state (`_may_become`): the SDK's unversioned stores
+      let a cancel overwrite a task that completed after the cancel read it;
     - a large task (a turn's graph) is converted, for saving and when read, in a worker thread,
       and a listing converts no artifacts it was not asked for;
     - it is also the generator of new task ids (`generate`), so it knows that a task it has just
@@ -138,6 +150,13 @@ class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
         """The context (conversation) of a stored task, or None: a scope check reads this, not
         the whole task with its artifacts."""
         return await self._stored(A2ATask.context_id, task_id, context)
+
+    async def state_of(
+        self, task_id: str, context: ServerCallContext
+    ) -> TaskState.ValueType | None:
+        """The stored state of the caller's task, or None: read alone, not the whole task."""
+        name = await self._stored(A2ATask.status["state"].as_string(), task_id, context)
+        return None if name is None else TaskState.Value(name)
 
     async def _stored(self, what: Any, task_id: str, context: ServerCallContext) -> Any:
         """`what` (the row, or a column) of the caller's stored task, or None."""
@@ -190,11 +209,17 @@ class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
         values = {column.name: getattr(row, attribute) for column, attribute in _COLUMNS}
         statement = self._insert(A2ATask.__table__).values(values)
         statement = statement.on_conflict_do_update(
-            index_elements=["id"], set_={name: statement.excluded[name] for name in values}
+            index_elements=["id"],
+            set_={name: statement.excluded[name] for name in values},
+            where=_may_become(task.status.state),
         )
         async with self.engine.connect() as connection:
-            await connection.execute(statement)
+            saved = (await connection.execute(statement)).rowcount
         self._unsaved.pop(task.id, None)
+        if not saved:
+            # The SDK's answer to a write that lost a race: a cancel reloads and reports the
+            # stored outcome, and a running task's consumer stops at it.
+            raise ConcurrentTaskModificationError(task.id)
 
 
 _COLUMNS = [
@@ -203,6 +228,15 @@ _COLUMNS = [
 ]
 # The rows of the listing in progress in this asyncio task (see `GraphwrightTaskStore.list`).
 _LISTED: ContextVar[list[A2ATask] | None] = ContextVar("listed_a2a_tasks", default=None)
+
+
+def _may_become(state: TaskState.ValueType) -> ColumnElement[bool]:
+    """Whether a stored task may be saved in `state`: A2A's final states are final, so a task
+    that has reached one is saved again only in the same one. One statement checks and writes,
+    so a cancel that read the task working just before it completed (here, or on another
+    server) cannot overwrite the completion."""
+    stored = A2ATask.status["state"].as_string()
+    return or_(stored.is_(None), stored.not_in(FINAL_STATES), stored == TaskState.Name(state))
 
 
 def _large(rows: list[A2ATask]) -> bool:
