@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
+import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -17,6 +19,7 @@ from sqlalchemy import select
 
 from graphwright.auth.models import AuthToken
 from graphwright.auth.service import AuthService
+from graphwright.chat import tool_results
 from graphwright.chat.config import StdioServer
 from graphwright.chat.mcp_manager import McpManager
 from graphwright.chat.models import ChatRequest, ConversationPatch, Mode
@@ -181,7 +184,9 @@ async def test_one_turn_at_a_time_and_cancel(service: ChatService) -> None:
     handle = await service.start_turn(
         ChatRequest(conversationId="busy", message="go"), actor="tester"
     )
-    await asyncio.sleep(0.3)
+    async for event in handle.events():  # until the turn is in its tool call
+        if event.type == "tool_call":
+            break
     with pytest.raises(Conflict, match="already running"):
         await service.start_turn(ChatRequest(conversationId="busy", message="again"), actor="t")
     with pytest.raises(Conflict, match="before switching mode"):
@@ -193,6 +198,72 @@ async def test_one_turn_at_a_time_and_cancel(service: ChatService) -> None:
     assert events[-1] == "done"
     assert not await service.cancel("busy")
     assert service.get_conversation("busy")["messages"][-1]["status"] == "cancelled"
+
+
+async def test_a_turn_whose_artifacts_fail_to_settle_is_stored_failed_once(
+    service: ChatService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The failure fails the turn, and the turn still ends: stored, announced `done`, and the
+    conversation free for its next turn."""
+
+    def broken(_results: tool_results.ToolResults) -> Any:
+        raise RuntimeError("the artifacts could not be merged")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(tool_results.ToolResults, "settle", broken)
+        handle = await service.start_turn(
+            ChatRequest(conversationId="unsettled", message="/flaky.chain A,B"), actor="tester"
+        )
+        response = await asyncio.wait_for(handle.response(), 30)
+    assert response["status"] == "failed"
+    assert service.get_conversation("unsettled")["messages"][-1]["status"] == "failed"
+    assert (await turn(service, "/flaky.chain A,B", conversationId="unsettled"))["status"] == (
+        "complete"
+    )
+
+
+async def test_a_second_cancel_waits_for_the_first_to_end_the_turn(
+    service: ChatService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cancel that lands while the first one's turn is settling its artifacts, to be stored as
+    cancelled, must not interrupt that: the turn is stored once, with its artifacts."""
+    settling, settle = threading.Event(), tool_results.ToolResults.settle
+
+    def slow_settle(results: tool_results.ToolResults) -> Any:
+        settling.set()
+        time.sleep(0.5)
+        return settle(results)
+
+    monkeypatch.setattr(tool_results.ToolResults, "settle", slow_settle)
+    handle = await service.start_turn(
+        ChatRequest(conversationId="twice", message="/flaky.chain A,B"), actor="tester"
+    )
+    while not settling.is_set():
+        await asyncio.sleep(0.01)
+
+    async def again() -> bool:
+        await asyncio.sleep(0.1)
+        return await service.cancel("twice")
+
+    await asyncio.wait_for(asyncio.gather(service.cancel("twice"), again()), 30)
+    response = await asyncio.wait_for(handle.response(), 30)
+    assert response["status"] == "cancelled"
+    assert [a["type"] for a in response["artifacts"]] == [KNOWLEDGE_GRAPH]
+    assert "twice" not in service._running
+
+
+async def test_cancelling_a_turn_that_has_ended_leaves_the_next_one_running(
+    service: ChatService,
+) -> None:
+    first = await service.start_turn(
+        ChatRequest(conversationId="next", message="/flaky.echo first"), actor="tester"
+    )
+    await first.response()
+    second = await service.start_turn(
+        ChatRequest(conversationId="next", message="/flaky.sleep 1"), actor="tester"
+    )
+    assert not await service.cancel("next", first)
+    assert (await second.response())["status"] == "complete"
 
 
 async def test_listing_is_newest_first_and_can_be_limited_to_one(service: ChatService) -> None:

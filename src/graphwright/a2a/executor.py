@@ -14,6 +14,7 @@ with the answer as its message.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from typing import Any
 
 from a2a.helpers.proto_helpers import new_task_from_user_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.context import ServerCallContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import Artifact as ProtoArtifact
@@ -34,6 +36,8 @@ from graphwright.chat.running import RunningTurn
 from graphwright.chat.service import ChatService
 from graphwright.core.artifacts import MARKDOWN
 from graphwright.errors import GraphwrightError
+
+logger = logging.getLogger(__name__)
 
 ANSWER_NAME = "Answer"
 GRAPH_VERSION_KEY = "graphVersion"
@@ -149,7 +153,7 @@ class ChatAgentExecutor(AgentExecutor):
             run.cancelled = True
             if run.turn is not None:  # else `execute` stops before, or as soon as, it starts
                 assert context.context_id is not None
-                await self._chat().cancel(context.context_id)
+                await self._chat().cancel(context.context_id, run.turn)
         await run.ended.wait()
 
     async def _execute(self, run: Run, context: RequestContext, event_queue: EventQueue) -> None:
@@ -189,36 +193,39 @@ class ChatAgentExecutor(AgentExecutor):
         except GraphwrightError as exc:
             await updater.failed(_text(updater, str(exc)))
             return
-        watching = asyncio.create_task(self._cancelled_elsewhere(context))
+        turn = run.turn
         try:
             if run.cancelled:  # asked for while the turn was starting
-                await service.cancel(context_id)
-            await self._relay(run.turn, updater, event_queue)
+                await service.cancel(context_id, turn)
+            await self._relay(turn, updater, event_queue, context.call_context)
         except asyncio.CancelledError:
             # The turn runs in its own task: stop it too, so it is stored as cancelled.
-            await asyncio.shield(service.cancel(context_id))
+            await asyncio.shield(service.cancel(context_id, turn))
             raise
+
+    async def _relay(
+        self,
+        turn: RunningTurn,
+        updater: TaskUpdater,
+        queue: EventQueue,
+        call_context: ServerCallContext,
+    ) -> None:
+        answer = AnswerStream(queue, updater.task_id, updater.context_id)
+        watching = asyncio.create_task(self._cancelled_elsewhere(turn, updater, call_context))
+        try:
+            response = await self._relay_events(turn, updater, answer)
         finally:
             watching.cancel()
+            await asyncio.gather(watching, return_exceptions=True)
+        await answer.close()
+        await self._finish(response, updater, queue)
 
-    async def _cancelled_elsewhere(self, context: RequestContext) -> None:
-        """Stop the turn once the task is stored cancelled: a cancel sent to another server
-        sharing the database writes that there, and this server's task store would otherwise
-        only refuse the turn's next event, after the turn had gone on (and maybe been stored
-        complete)."""
-        task_id, context_id = context.task_id, context.context_id
-        assert task_id is not None and context_id is not None
-        while True:
-            await asyncio.sleep(CANCEL_CHECK_SECONDS)
-            state = await self._tasks.state_of(task_id, context.call_context)
-            if state == TaskState.TASK_STATE_CANCELED:
-                await self._chat().cancel(context_id)
-                return
-
-    async def _relay(self, handle: RunningTurn, updater: TaskUpdater, queue: EventQueue) -> None:
-        answer = AnswerStream(queue, updater.task_id, updater.context_id)
+    async def _relay_events(
+        self, turn: RunningTurn, updater: TaskUpdater, answer: AnswerStream
+    ) -> dict[str, Any]:
+        """The turn's events as A2A events, up to its `done`; returns the turn's response."""
         response: dict[str, Any] = {}
-        async for event in handle.events():
+        async for event in turn.events():
             if event.type == "token":
                 await answer.add(event.data["text"])
             elif event.type == "graph_updated":
@@ -231,8 +238,27 @@ class ChatAgentExecutor(AgentExecutor):
                 )
             elif event.type == "done":
                 response = event.data
-        await answer.close()
-        await self._finish(response, updater, queue)
+        return response
+
+    async def _cancelled_elsewhere(
+        self, turn: RunningTurn, updater: TaskUpdater, call_context: ServerCallContext
+    ) -> None:
+        """Stop `turn` once its task is stored cancelled. A cancel sent to another server sharing
+        the database writes that there; this server's task store would only refuse the turn's
+        next event, and meanwhile the turn would go on, and might be stored complete in the
+        conversation."""
+        while True:
+            await asyncio.sleep(CANCEL_CHECK_SECONDS)
+            try:
+                cancelled = await self._tasks.cancelled(updater.task_id, call_context)
+            except Exception:  # the database did not answer: ask again at the next check
+                logger.warning(
+                    "Could not read the state of task %s", updater.task_id, exc_info=True
+                )
+                continue
+            if cancelled:
+                await self._chat().cancel(turn.conversation_id, turn)
+                return
 
     async def _finish(
         self, response: dict[str, Any], updater: TaskUpdater, queue: EventQueue

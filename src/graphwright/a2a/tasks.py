@@ -47,7 +47,9 @@ MAX_UNSAVED = 10_000
 # graph, on whatever thread runs them: past this size a task is converted in a worker thread, not
 # on the event loop.
 CONVERT_ON_LOOP_BYTES = 64 * 1024
-FINAL_STATES = [
+# A2A's final states, by the names a task's stored status holds: a task in one never changes.
+CANCELED = TaskState.Name(TaskState.TASK_STATE_CANCELED)
+FINAL_STATE_NAMES = [
     TaskState.Name(state)
     for state in (
         TaskState.TASK_STATE_COMPLETED,
@@ -151,12 +153,10 @@ class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
         the whole task with its artifacts."""
         return await self._stored(A2ATask.context_id, task_id, context)
 
-    async def state_of(
-        self, task_id: str, context: ServerCallContext
-    ) -> TaskState.ValueType | None:
-        """The stored state of the caller's task, or None: read alone, not the whole task."""
-        name = await self._stored(A2ATask.status["state"].as_string(), task_id, context)
-        return None if name is None else TaskState.Value(name)
+    async def cancelled(self, task_id: str, context: ServerCallContext) -> bool:
+        """Whether the caller's task is stored cancelled (its state alone is read)."""
+        state = await self._stored(A2ATask.status["state"].as_string(), task_id, context)
+        return state == CANCELED
 
     async def _stored(self, what: Any, task_id: str, context: ServerCallContext) -> Any:
         """`what` (the row, or a column) of the caller's stored task, or None."""
@@ -236,7 +236,7 @@ def _may_become(state: TaskState.ValueType) -> ColumnElement[bool]:
     so a cancel that read the task working just before it completed (here, or on another
     server) cannot overwrite the completion."""
     stored = A2ATask.status["state"].as_string()
-    return or_(stored.is_(None), stored.not_in(FINAL_STATES), stored == TaskState.Name(state))
+    return or_(stored.is_(None), stored.not_in(FINAL_STATE_NAMES), stored == TaskState.Name(state))
 
 
 def _large(rows: list[A2ATask]) -> bool:

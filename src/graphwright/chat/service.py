@@ -151,9 +151,12 @@ class ChatService(ChatConversations):
             )
         return self.graphs.import_graph(conversation_id, load_graph(graph), actor=actor).version
 
-    async def cancel(self, conversation_id: str) -> bool:
-        """Stop the conversation's running turn; False when none is running."""
+    async def cancel(self, conversation_id: str, turn: RunningTurn | None = None) -> bool:
+        """Stop the conversation's running turn, or only `turn` if given (a caller holding a
+        turn that has ended must not stop the next one); False when none is stopped."""
         handle = self._running.get(conversation_id)
+        if turn is not None and handle is not turn:
+            return False
         if handle is None or handle.task is None:
             # A running turn has stored its conversation; otherwise check it exists (404), off
             # the event loop.
@@ -162,7 +165,8 @@ class ChatService(ChatConversations):
         if handle.storing:
             await asyncio.gather(handle.task, return_exceptions=True)
             return False
-        handle.task.cancel()
+        if not handle.task.cancelling():  # a second cancel would interrupt the first's ending
+            handle.task.cancel()
         await asyncio.gather(handle.task, return_exceptions=True)
         return True
 

@@ -134,8 +134,7 @@ class Turn:
         if context.database_context is not None:
             self._owned_values[GRAPH_SERVER] = context.database_context
         self._seen: set[tuple[str, bytes]] = set()
-        self._settling: asyncio.Future[list[ChatArtifact]] | None = None
-        self._announced = False
+        self._finished = False
 
     @property
     def text(self) -> str:
@@ -186,14 +185,17 @@ class Turn:
 
     async def finish(self) -> None:
         """Settle the turn's artifacts (in a worker thread) and announce them, once; also called
-        for a cancelled or failed turn. A cancel landing while they settle leaves the settling
-        to go on, so the caller's own `finish` waits for the same artifacts."""
-        if self._settling is None:
-            self._settling = asyncio.ensure_future(asyncio.to_thread(self._results.settle))
-        artifacts = await asyncio.shield(self._settling)
-        if self._announced:
+        for a cancelled or failed turn. A cancel landing while they settle leaves the turn
+        unfinished, so the caller's own `finish` settles again and gets the same artifacts
+        (`settle` merges once); a failure to settle fails the turn, with nothing to announce."""
+        if self._finished:
             return
-        self._announced = True
+        try:
+            artifacts = await asyncio.to_thread(self._results.settle)
+        except Exception:
+            self._finished = True
+            raise
+        self._finished = True
         self.artifacts = artifacts
         for artifact in artifacts:
             self.emit("artifact", artifact.to_json_dict())
