@@ -20,6 +20,7 @@ import itertools
 import shlex
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, cast
@@ -31,7 +32,7 @@ from a2a.server.id_generator import IDGenerator, IDGeneratorContext
 from a2a.server.models import TaskModel
 from a2a.server.tasks.database_task_store import DatabaseTaskStore
 from a2a.types import ListTasksRequest, ListTasksResponse, Task, TaskState
-from sqlalchemy import ColumnElement, event, or_, select
+from sqlalchemy import String, Table, bindparam, event, or_, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL, make_url
@@ -49,6 +50,7 @@ MAX_UNSAVED = 10_000
 CONVERT_ON_LOOP_BYTES = 64 * 1024
 # A2A's final states, by the names a task's stored status holds: a task in one never changes.
 CANCELED = TaskState.Name(TaskState.TASK_STATE_CANCELED)
+NEW_STATE = "new_state"  # the parameter of the save statement holding the state being saved
 FINAL_STATE_NAMES = [
     TaskState.Name(state)
     for state in (
@@ -119,7 +121,7 @@ class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
     four changes, because the SDK reads and saves the whole task around every event:
 
     - a task is saved with one upsert, not the SDK's read-then-write `merge` in a transaction;
-    - that upsert never changes a final state (`_may_become`): the SDK's unversioned stores
+    - that upsert never changes a final state (`_upsert`): the SDK's unversioned stores
       let a cancel overwrite a task that completed after the cancel read it;
     - a large task (a turn's graph) is converted, for saving and when read, in a worker thread,
       and a listing converts no artifacts it was not asked for;
@@ -131,7 +133,9 @@ class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
     def __init__(self, engine: AsyncEngine) -> None:
         super().__init__(engine, create_table=False, owner_resolver=single_owner)
         self.task_model = A2ATask
-        self._insert = sqlite_insert if engine.dialect.name == "sqlite" else postgresql_insert
+        self._upsert = _upsert(
+            sqlite_insert if engine.dialect.name == "sqlite" else postgresql_insert
+        )
         self._unsaved: OrderedDict[str, None] = OrderedDict()
 
     def generate(self, context: IDGeneratorContext) -> str:
@@ -207,14 +211,9 @@ class GraphwrightTaskStore(DatabaseTaskStore, IDGenerator):
             copied.CopyFrom(task)
             row = await asyncio.to_thread(self._to_orm, copied, owner)
         values = {column.name: getattr(row, attribute) for column, attribute in _COLUMNS}
-        statement = self._insert(A2ATask.__table__).values(values)
-        statement = statement.on_conflict_do_update(
-            index_elements=["id"],
-            set_={name: statement.excluded[name] for name in values},
-            where=_may_become(task.status.state),
-        )
+        values[NEW_STATE] = TaskState.Name(task.status.state)
         async with self.engine.connect() as connection:
-            saved = (await connection.execute(statement)).rowcount
+            saved = (await connection.execute(self._upsert, values)).rowcount
         self._unsaved.pop(task.id, None)
         if not saved:
             # The SDK's answer to a write that lost a race: a cancel reloads and reports the
@@ -230,13 +229,25 @@ _COLUMNS = [
 _LISTED: ContextVar[list[A2ATask] | None] = ContextVar("listed_a2a_tasks", default=None)
 
 
-def _may_become(state: TaskState.ValueType) -> ColumnElement[bool]:
-    """Whether a stored task may be saved in `state`: A2A's final states are final, so a task
-    that has reached one is saved again only in the same one. One statement checks and writes,
-    so a cancel that read the task working just before it completed (here, or on another
-    server) cannot overwrite the completion."""
+def _upsert(insert: Callable[[Table], Any]) -> Any:
+    """The statement that saves a task: its columns and `NEW_STATE` are given when it runs. Made
+    once: building it took more of a save's time than the database did.
+
+    A2A's final states are final, so a stored task that has reached one is saved again only in
+    the same one. One statement checks and writes, so a cancel that read the task working just
+    before it completed (here, or on another server) cannot overwrite the completion."""
+    table = A2ATask.__table__
+    statement = insert(table)
     stored = A2ATask.status["state"].as_string()
-    return or_(stored.is_(None), stored.not_in(FINAL_STATE_NAMES), stored == TaskState.Name(state))
+    return statement.on_conflict_do_update(
+        index_elements=["id"],
+        set_={column.name: statement.excluded[column.name] for column, _ in _COLUMNS},
+        where=or_(
+            stored.is_(None),
+            stored.not_in(FINAL_STATE_NAMES),
+            stored == bindparam(NEW_STATE, type_=String()),
+        ),
+    )
 
 
 def _large(rows: list[A2ATask]) -> bool:
