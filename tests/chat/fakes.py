@@ -9,12 +9,16 @@ messages each call received, so tests can check what reached the model.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import re
+import threading
+import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 import orjson
+import pytest
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
@@ -24,6 +28,7 @@ from pydantic import Field
 from graphwright.artifacts.service import ArtifactService
 from graphwright.artifacts.store import SqlArtifactStore
 from graphwright.auth.service import AuthService
+from graphwright.chat import tool_results
 from graphwright.chat.mcp_manager import McpManager
 from graphwright.chat.service import ChatService
 from graphwright.chat.turn import MAX_STEPS
@@ -113,3 +118,23 @@ class ScriptedChatModel(GenericFakeChatModel):
     ) -> AsyncIterator[ChatGenerationChunk]:
         for chunk in self._chunks(messages):
             yield chunk
+
+
+class SlowSettling:
+    """Makes every turn's `ToolResults.settle` take `seconds` in its worker thread; `started`
+    waits until one is under way (so that a test can cancel the turn there)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+        self._settling = threading.Event()
+        settle = tool_results.ToolResults.settle
+
+        def slow(results: tool_results.ToolResults) -> Any:
+            self._settling.set()
+            time.sleep(seconds)
+            return settle(results)
+
+        monkeypatch.setattr(tool_results.ToolResults, "settle", slow)
+
+    async def started(self) -> None:
+        while not self._settling.is_set():
+            await asyncio.sleep(0.01)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import threading
-import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -27,7 +25,7 @@ from graphwright.chat.service import ChatService
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
 from graphwright.db import Database
 from graphwright.errors import Conflict, Forbidden, NotFound
-from tests.chat.fakes import ScriptedChatModel, call, chat_service, reply
+from tests.chat.fakes import ScriptedChatModel, SlowSettling, call, chat_service, reply
 
 FLAKY = Path(__file__).parents[1] / "fixtures" / "chat" / "flaky_server.py"
 
@@ -227,19 +225,11 @@ async def test_a_second_cancel_waits_for_the_first_to_end_the_turn(
 ) -> None:
     """A cancel that lands while the first one's turn is settling its artifacts, to be stored as
     cancelled, must not interrupt that: the turn is stored once, with its artifacts."""
-    settling, settle = threading.Event(), tool_results.ToolResults.settle
-
-    def slow_settle(results: tool_results.ToolResults) -> Any:
-        settling.set()
-        time.sleep(0.5)
-        return settle(results)
-
-    monkeypatch.setattr(tool_results.ToolResults, "settle", slow_settle)
+    settling = SlowSettling(monkeypatch, 0.5)
     handle = await service.start_turn(
         ChatRequest(conversationId="twice", message="/flaky.chain A,B"), actor="tester"
     )
-    while not settling.is_set():
-        await asyncio.sleep(0.01)
+    await settling.started()
 
     async def again() -> bool:
         await asyncio.sleep(0.1)

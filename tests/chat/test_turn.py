@@ -21,7 +21,7 @@ from graphwright.chat.config import StdioServer
 from graphwright.chat.mcp_manager import McpManager
 from graphwright.chat.models import Mode
 from graphwright.chat.turn import Turn, TurnContext
-from tests.chat.fakes import ScriptedChatModel, call, reply
+from tests.chat.fakes import ScriptedChatModel, SlowSettling, call, reply
 
 FLAKY = Path(__file__).parents[1] / "fixtures" / "chat" / "flaky_server.py"
 
@@ -175,20 +175,12 @@ async def test_a_turn_cancelled_while_its_artifacts_settle_keeps_them(
     """A cancel landing in the turn's last step, while `finish` settles the artifacts in a thread,
     must not leave the turn finished without them: the caller's own `finish` gets the same ones,
     announced once."""
-    settling, settle = threading.Event(), tool_results.ToolResults.settle
-
-    def slow_settle(self: tool_results.ToolResults) -> Any:
-        settling.set()
-        time.sleep(0.3)
-        return settle(self)
-
-    monkeypatch.setattr(tool_results.ToolResults, "settle", slow_settle)
+    settling = SlowSettling(monkeypatch, 0.3)
     context = TurnContext("c1", Mode.NORMAL, "/flaky.chain A,B", artifacts=TurnArtifacts())
     events = Recorder()
     turn = Turn(context, manager=manager, model=None, emit=events)
     running = asyncio.create_task(turn.run())
-    while not settling.is_set():
-        await asyncio.sleep(0.01)
+    await settling.started()
     running.cancel()
     with pytest.raises(asyncio.CancelledError):
         await running
