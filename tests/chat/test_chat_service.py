@@ -242,6 +242,25 @@ async def test_a_second_cancel_waits_for_the_first_to_end_the_turn(
     assert "twice" not in service._running
 
 
+async def test_a_cancel_whose_caller_goes_away_still_ends_the_turn_once(
+    service: ChatService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The caller of a cancel may itself be cancelled while it waits (a client that disconnects
+    from the cancel request): its wait must not become a second cancel of the turn."""
+    settling = SlowSettling(monkeypatch, 0.5)
+    handle = await service.start_turn(
+        ChatRequest(conversationId="gone", message="/flaky.chain A,B"), actor="tester"
+    )
+    await settling.started()
+    caller = asyncio.create_task(service.cancel("gone"))
+    await asyncio.sleep(0.1)
+    caller.cancel()
+    response = await asyncio.wait_for(handle.response(), 30)
+    assert response["status"] == "cancelled"
+    assert [a["type"] for a in response["artifacts"]] == [KNOWLEDGE_GRAPH]
+    assert "gone" not in service._running
+
+
 async def test_cancelling_a_turn_that_has_ended_leaves_the_next_one_running(
     service: ChatService,
 ) -> None:

@@ -162,12 +162,15 @@ class ChatService(ChatConversations):
             # the event loop.
             await asyncio.to_thread(self._conversation, conversation_id)
             return False
+        # Waited for with `wait`, which never cancels what it waits for: a caller cancelled
+        # while it waits (a client gone) would otherwise cancel the turn a second time, and a
+        # second cancel interrupts the first's ending (the turn's storing).
         if handle.storing:
-            await asyncio.gather(handle.task, return_exceptions=True)
+            await asyncio.wait([handle.task])
             return False
-        if not handle.task.cancelling():  # a second cancel would interrupt the first's ending
+        if not handle.task.cancelling():
             handle.task.cancel()
-        await asyncio.gather(handle.task, return_exceptions=True)
+        await asyncio.wait([handle.task])
         return True
 
     async def aclose(self) -> None:
