@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -22,6 +23,7 @@ from graphwright.chat.config import StdioServer
 from graphwright.chat.mcp_manager import McpManager
 from graphwright.chat.models import ChatRequest, ConversationPatch, Mode
 from graphwright.chat.service import ChatService
+from graphwright.chat.turn import Turn
 from graphwright.core.artifacts import KNOWLEDGE_GRAPH
 from graphwright.db import Database
 from graphwright.errors import Conflict, Forbidden, NotFound
@@ -259,6 +261,57 @@ async def test_a_cancel_whose_caller_goes_away_still_ends_the_turn_once(
     assert response["status"] == "cancelled"
     assert [a["type"] for a in response["artifacts"]] == [KNOWLEDGE_GRAPH]
     assert "gone" not in service._running
+
+
+async def test_a_cancel_asked_for_as_the_turn_starts_ends_it(service: ChatService) -> None:
+    """A cancel made before the turn's task has taken its first step (an A2A cancel that came
+    while the turn was being prepared) still ends the turn: stored, announced, conversation free."""
+    handle = await service.start_turn(
+        ChatRequest(conversationId="at-once", message="/flaky.echo hi"), actor="tester"
+    )
+    assert await service.cancel("at-once")  # no await between: the turn's task has not begun
+    response = await asyncio.wait_for(handle.response(), 30)
+    assert response["status"] == "cancelled"
+    assert "at-once" not in service._running
+    assert (await turn(service, "/flaky.echo again", conversationId="at-once"))["status"] == (
+        "complete"
+    )
+
+
+async def test_a_cancelled_turn_whose_artifacts_fail_to_settle_still_ends(
+    service: ChatService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(_results: tool_results.ToolResults) -> Any:
+        time.sleep(0.3)
+        raise RuntimeError("the artifacts could not be merged")
+
+    monkeypatch.setattr(tool_results.ToolResults, "settle", broken)
+    handle = await service.start_turn(
+        ChatRequest(conversationId="cancel-broken", message="/flaky.chain A,B"), actor="tester"
+    )
+    await asyncio.sleep(0.1)
+    await asyncio.wait_for(service.cancel("cancel-broken"), 30)
+    response = await asyncio.wait_for(handle.response(), 30)
+    assert response["status"] == "failed"
+    assert "cancel-broken" not in service._running
+
+
+async def test_a_cancel_while_a_failed_turn_is_ending_waits_for_it(
+    service: ChatService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def failing(_turn: Turn) -> None:
+        raise RuntimeError("the turn broke")
+
+    monkeypatch.setattr(Turn, "run", failing)
+    settling = SlowSettling(monkeypatch, 0.5)
+    handle = await service.start_turn(
+        ChatRequest(conversationId="failing", message="/flaky.echo hi"), actor="tester"
+    )
+    await settling.started()
+    assert not await asyncio.wait_for(service.cancel("failing"), 30)
+    response = await asyncio.wait_for(handle.response(), 30)
+    assert response["status"] == "failed"
+    assert "failing" not in service._running
 
 
 async def test_cancelling_a_turn_that_has_ended_leaves_the_next_one_running(

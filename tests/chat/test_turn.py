@@ -190,6 +190,27 @@ async def test_a_turn_cancelled_while_its_artifacts_settle_keeps_them(
     assert len(events.of("artifact")) == 1
 
 
+async def test_a_failure_to_settle_is_kept_not_merged_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Settling again after a failure would work on artifacts the failed merge had half
+    changed: the same failure is raised again instead (a cancelled turn's `finish` asks twice)."""
+    tries: list[int] = []
+
+    def finalize(_artifacts: TurnArtifacts) -> list[Any]:
+        tries.append(1)
+        if len(tries) == 1:
+            raise RuntimeError("merge broke half way")
+        return []
+
+    monkeypatch.setattr(TurnArtifacts, "finalize", finalize)
+    results = tool_results.ToolResults(TurnArtifacts())
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="half way"):
+            results.settle()
+    assert len(tries) == 1
+
+
 async def test_a_repeated_identical_call_stops_the_turn(manager: McpManager) -> None:
     script = [
         reply("", call("flaky__echo", text="same")),

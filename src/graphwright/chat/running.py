@@ -25,6 +25,8 @@ class RunningTurn:
         self.conversation_id = conversation_id
         self.queue: asyncio.Queue[ChatEvent] = asyncio.Queue()
         self.task: asyncio.Task[dict[str, Any]] | None = None
+        self.started = False  # its task has begun (a cancel before then is seen as it begins)
+        self.cancel_asked = False
         self.storing = False  # past the point where a cancel can stop it
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:

@@ -163,13 +163,14 @@ class ChatService(ChatConversations):
             await asyncio.to_thread(self._conversation, conversation_id)
             return False
         # Waited for with `wait`, which never cancels what it waits for: a caller cancelled
-        # while it waits (a client gone) would otherwise cancel the turn a second time, and a
-        # second cancel interrupts the first's ending (the turn's storing).
+        # while it waits (a client gone) would otherwise cancel the turn a second time.
         if handle.storing:
             await asyncio.wait([handle.task])
             return False
-        if not handle.task.cancelling():
-            handle.task.cancel()
+        if not handle.cancel_asked:  # once: a second cancel would interrupt the first's ending
+            handle.cancel_asked = True
+            if handle.started:  # else `_run` sees `cancel_asked` as it begins
+                handle.task.cancel()
         await asyncio.wait([handle.task])
         return True
 
@@ -182,30 +183,22 @@ class ChatService(ChatConversations):
         await self.manager.aclose()
 
     async def _run(self, turn: Turn, handle: RunningTurn) -> dict[str, Any]:
-        status = MessageStatus.COMPLETE
-        try:
-            await turn.run()
-        except asyncio.CancelledError:
-            # Our own cancel (or shutdown): the turn ends here and is stored as it stands.
-            status = MessageStatus.CANCELLED
-            await turn.finish()
-            turn.stop_reason = "cancelled"
-        except Exception as exc:
-            logger.exception("Turn in conversation %s failed", handle.conversation_id)
-            status = MessageStatus.FAILED
-            turn.emit("error", {"message": f"The turn failed: {describe_exception(exc)}"})
-            await turn.finish()
-            turn.stop_reason = "failed"
+        handle.started = True
+        status = await self._outcome(turn, handle)
+        # From here a cancel waits for the turn to be stored (`cancel`), so nothing below is
+        # interrupted, and the `finally` frees the conversation whatever happens.
         handle.storing = True
         refs: list[dict[str, Any]] = []
+        message_id: str | None = None
         try:
+            status = await self._finish(turn, status)
             message_id, refs = await asyncio.to_thread(self._store, turn, status)
         except Exception as exc:
             logger.exception("Turn in conversation %s could not be stored", handle.conversation_id)
             turn.emit(
                 "error", {"message": f"The turn could not be stored: {describe_exception(exc)}"}
             )
-            status, message_id = MessageStatus.FAILED, None
+            status = MessageStatus.FAILED
         finally:
             self._running.pop(handle.conversation_id, None)
             if turn.context.database_context:
@@ -214,6 +207,36 @@ class ChatService(ChatConversations):
         response = _response(turn, status, message_id, refs)
         handle.emit("done", response)
         return response
+
+    async def _outcome(self, turn: Turn, handle: RunningTurn) -> MessageStatus:
+        """Run the turn, unless a cancel came before it began; how it ended."""
+        if handle.cancel_asked:
+            turn.stop_reason = "cancelled"
+            return MessageStatus.CANCELLED
+        try:
+            await turn.run()
+        except asyncio.CancelledError:
+            # Our own cancel (or shutdown): the turn ends here and is stored as it stands.
+            turn.stop_reason = "cancelled"
+            return MessageStatus.CANCELLED
+        except Exception as exc:
+            logger.exception("Turn in conversation %s failed", handle.conversation_id)
+            turn.emit("error", {"message": f"The turn failed: {describe_exception(exc)}"})
+            turn.stop_reason = "failed"
+            return MessageStatus.FAILED
+        return MessageStatus.COMPLETE
+
+    async def _finish(self, turn: Turn, status: MessageStatus) -> MessageStatus:
+        """Settle the artifacts of a turn that ended without settling them (cancelled or
+        failed); a failure to settle fails the turn."""
+        try:
+            await turn.finish()
+        except Exception as exc:
+            logger.exception("The artifacts of a turn in %s failed", turn.context.conversation_id)
+            turn.emit("error", {"message": f"The turn failed: {describe_exception(exc)}"})
+            turn.stop_reason = "failed"
+            return MessageStatus.FAILED
+        return status
 
     def _store(self, turn: Turn, status: MessageStatus) -> tuple[str, list[dict[str, Any]]]:
         """Store the turn's artifacts, its answer and its tool calls; returns the message id and

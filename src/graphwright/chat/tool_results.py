@@ -25,7 +25,7 @@ class ToolResults:
     def __init__(self, artifacts: TurnArtifacts | None) -> None:
         self._artifacts = artifacts
         self._merging = threading.Lock()
-        self._settled: list[ChatArtifact] | None = None
+        self._settled: list[ChatArtifact] | Exception | None = None
 
     def read(
         self, result: FullCallToolResult, *, tool: str, call_id: str, spec: ToolSpec
@@ -45,10 +45,16 @@ class ToolResults:
 
     def settle(self) -> list[ChatArtifact]:
         """The turn's artifacts, merged once; later results are not added. Blocks while a
-        result merges."""
+        result merges. A failure to merge is raised again on every later call: merging again
+        would work on artifacts the failed merge had half changed."""
         with self._merging:
             if self._settled is None:
-                self._settled = [] if self._artifacts is None else self._artifacts.finalize()
+                try:
+                    self._settled = [] if self._artifacts is None else self._artifacts.finalize()
+                except Exception as exc:
+                    self._settled = exc
+            if isinstance(self._settled, Exception):
+                raise self._settled
             return self._settled
 
 

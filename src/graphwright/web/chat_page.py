@@ -12,6 +12,7 @@ from starlette.responses import RedirectResponse
 from graphwright.auth.models import Principal
 from graphwright.chat.models import ChatRequest, ConversationPatch, Mode
 from graphwright.chat.modes import servers_for
+from graphwright.chat.running import RunningTurn
 from graphwright.chat.slash import dotted, usage
 from graphwright.errors import GraphwrightError
 from graphwright.miner.tags import GLOBAL_THREAD, tagged_message
@@ -117,6 +118,7 @@ class ChatPage:
         self.conversation_id: str = conversation["id"]
         self.mode = Mode(conversation["mode"])
         self.tools: dict[str, Any] = {}
+        self.running_turn: RunningTurn | None = None  # the turn this page started, while it runs
         ui.add_css(FILL_WINDOW_CSS)
         if notice := context.chat.model_notice:
             model_banner(context, notice)
@@ -255,10 +257,12 @@ class ChatPage:
             turn = TurnView(self)
         self.cancel_button.set_visibility(True)
         self.send_button.disable()  # one turn at a time; the stop button cancels it
+        self.running_turn = handle
         try:
             async for event in handle.events():
                 turn.on_event(event.type, event.data)
         finally:
+            self.running_turn = None
             self.cancel_button.set_visibility(False)
             self.send_button.enable()
         if self.panel is not None:
@@ -266,7 +270,9 @@ class ChatPage:
 
     @guarded
     async def cancel(self) -> None:
-        cancelled = await self.context.chat.cancel(self.conversation_id)
+        # This page's own turn only: a late click must not stop a turn another client started.
+        turn = self.running_turn
+        cancelled = turn is not None and await self.context.chat.cancel(self.conversation_id, turn)
         ui.notify("Cancelled" if cancelled else "No turn was running")
 
     @guarded
