@@ -48,9 +48,9 @@ MAX_UNSAVED = 10_000
 # graph, on whatever thread runs them: past this size a task is converted in a worker thread, not
 # on the event loop.
 CONVERT_ON_LOOP_BYTES = 64 * 1024
-# A2A's final states, by the names a task's stored status holds: a task in one never changes.
 CANCELED = TaskState.Name(TaskState.TASK_STATE_CANCELED)
 NEW_STATE = "new_state"  # the parameter of the save statement holding the state being saved
+# A2A's final states, by the names a task's stored status holds: a task in one never changes.
 FINAL_STATE_NAMES = [
     TaskState.Name(state)
     for state in (

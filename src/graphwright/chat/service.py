@@ -220,10 +220,7 @@ class ChatService(ChatConversations):
             turn.stop_reason = "cancelled"
             return MessageStatus.CANCELLED
         except Exception as exc:
-            logger.exception("Turn in conversation %s failed", handle.conversation_id)
-            turn.emit("error", {"message": f"The turn failed: {describe_exception(exc)}"})
-            turn.stop_reason = "failed"
-            return MessageStatus.FAILED
+            return _failed(turn, exc)
         return MessageStatus.COMPLETE
 
     async def _finish(self, turn: Turn, status: MessageStatus) -> MessageStatus:
@@ -232,10 +229,7 @@ class ChatService(ChatConversations):
         try:
             await turn.finish()
         except Exception as exc:
-            logger.exception("The artifacts of a turn in %s failed", turn.context.conversation_id)
-            turn.emit("error", {"message": f"The turn failed: {describe_exception(exc)}"})
-            turn.stop_reason = "failed"
-            return MessageStatus.FAILED
+            return _failed(turn, exc)
         return status
 
     def _store(self, turn: Turn, status: MessageStatus) -> tuple[str, list[dict[str, Any]]]:
@@ -296,6 +290,14 @@ class ChatService(ChatConversations):
             return await asyncio.to_thread(self.graphs.version, conversation_id)
 
         return read
+
+
+def _failed(turn: Turn, exc: Exception) -> MessageStatus:
+    """A turn that raised: logged, told to its listeners, and stored as failed."""
+    logger.exception("Turn in conversation %s failed", turn.context.conversation_id)
+    turn.emit("error", {"message": f"The turn failed: {describe_exception(exc)}"})
+    turn.stop_reason = "failed"
+    return MessageStatus.FAILED
 
 
 def _response(
