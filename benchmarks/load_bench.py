@@ -4,7 +4,11 @@ Real `graphwright serve` processes, a scripted OpenAI-compatible model (a proces
 reached with GRAPHWRIGHT_MODEL_BASE_URL / GRAPHWRIGHT_MODEL_API_KEY) and an asyncio driver on
 httpx:
 
-1. unloaded: one user makes Graph Mode edits alone (the edits' baseline p99);
+1. unloaded: one user makes Graph Mode edits alone, back to back (the edits' baseline p99), then
+   `--think` seconds apart, as each user of the mix does. Beside each edit, a byte is sent to
+   another process and back: on a virtual machine a process woken after a pause can take
+   milliseconds to run, where back to back it takes a fraction of one, and this figure shows how
+   much of that is the machine's;
 2. mix: N users (default 100), each in its own conversation, loop over chat turns, Graph Mode
    edits, SSE listeners on the graph's events, KB queries and A2A streams, for `--duration`,
    thinking `--think` seconds between actions (default 1 to 5 s, a brisk person's pace; 0.05-0.3
@@ -642,8 +646,17 @@ async def warm_up(setup: Setup) -> None:
                     raise RuntimeError(f"warm-up failed on {user.url}: {error}")
 
 
-async def baseline_edits(setup: Setup, ledger: Ledger, edits: int) -> Results:
-    """One user, edits only, nothing else running: the edits' unloaded figure."""
+async def baseline_edits(
+    setup: Setup,
+    ledger: Ledger,
+    edits: int,
+    echo: Echo,
+    think: tuple[float, float] | None = None,
+) -> Results:
+    """One user, edits only, nothing else running: the edits' unloaded figures. Without `think`
+    the edits go back to back; with it, the user pauses between edits as every user of the mix
+    does. Beside each edit the machine's own figure is timed (`echo`) in the same way: back to
+    back, or halfway through each pause."""
     results = Results()
     user = User(0, setup, ledger, seed=0)
     headers = {"Authorization": f"Bearer {setup.token}"}
@@ -656,8 +669,44 @@ async def baseline_edits(setup: Setup, ledger: Ledger, edits: int) -> Results:
             except httpx.HTTPError as exc:
                 error = f"{type(exc).__name__}: {exc}"
             results.record("edit", began, error)
+            pause = user.random.uniform(*think) if think else 0.0
+            await asyncio.sleep(pause / 2)
+            echo.time(results)
+            await asyncio.sleep(pause / 2)
         results.seconds = time.monotonic() - started
     return results
+
+
+def _echo(connection: Connection) -> None:
+    with contextlib.suppress(EOFError):
+        while True:
+            connection.send_bytes(connection.recv_bytes())
+
+
+class Echo:
+    """The machine's own cost of waking a process: one byte to another process and back, with
+    no graphwright, database or network stack in it. Timed blocking, so only where the driver
+    has nothing else to do (the unloaded phase)."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def time(self, results: Results) -> None:
+        began = time.perf_counter()
+        self.connection.send_bytes(b"x")
+        self.connection.recv_bytes()
+        results.record("echo", began)
+
+
+@contextlib.contextmanager
+def echo_process() -> Iterator[Echo]:
+    with spawned(_echo) as connection:
+        try:
+            connection.send_bytes(b"x")  # untimed: the first answer waits for the process to start
+            connection.recv_bytes()
+            yield Echo(connection)
+        finally:
+            connection.close()  # the echo process ends on EOF
 
 
 async def lost_writes(setup: Setup, ledger: Ledger) -> tuple[int, int]:
@@ -705,7 +754,7 @@ def table(title: str, results: Results) -> None:
     print(f"  {'operation':<11} {'ok':>7} {'errors':>7} {'per s':>7} {'p50 ms':>9} {'p99 ms':>9}")
     names = [
         n
-        for n in (*OPERATIONS, "hostile", "health")
+        for n in (*OPERATIONS, "hostile", "health", "echo")
         if n in results.latencies or n in results.errors
     ]
     for name in names:
@@ -735,7 +784,9 @@ async def run(
     ledger = Ledger()
     queries = hostile_queries(listener_url)
     await warm_up(setup)
-    unloaded = await baseline_edits(setup, ledger, args.baseline_edits)
+    with echo_process() as echo:
+        unloaded = await baseline_edits(setup, ledger, args.baseline_edits, echo)
+        paced = await baseline_edits(setup, ledger, args.paced_edits, echo, think=args.think)
     users = [User(i, setup, ledger, seed=i, think=args.think) for i in range(args.users)]
     mix = await phase(setup, users, args.duration, 0, queries, args.spawn_rate)
     hits_before = listener.hits
@@ -748,18 +799,29 @@ async def run(
         f"\n=== {setup.name}: {len(setup.urls)} instance(s), {args.users} users thinking "
         f"{low:g} to {high:g} s ==="
     )
-    table("unloaded: one user, edits only", unloaded)
+    table("unloaded: one user, edits back to back", unloaded)
+    table(f"unloaded: one user, edits {low:g} to {high:g} s apart, as in the mix", paced)
     table(f"mix: {args.users} users", mix)
     table(f"mix + {args.hostile} hostile users", attacked)
     base = p(unloaded.latencies["edit"], 99)
+    alone = p(paced.latencies["edit"], 99)
     loaded = p(mix.latencies["edit"], 99)
     hostile_p99 = p(attacked.latencies["edit"], 99)
     errors = sum(mix.errors.values()) + sum(v for k, v in attacked.errors.items() if k != "hostile")
     health = p(mix.latencies["health"] + attacked.latencies["health"], 99)
     print(
-        f"\n  edits p99: unloaded {base:.1f} ms, mix {loaded:.1f} ms, with hostile users "
-        f"{hostile_p99:.1f} ms: {hostile_p99 / base:.1f}x unloaded (target <= 3x), "
+        f"\n  edits p99: alone back to back {base:.1f} ms, alone {low:g} to {high:g} s apart "
+        f"{alone:.1f} ms, mix {loaded:.1f} ms, with hostile users {hostile_p99:.1f} ms"
+    )
+    print(
+        f"  with hostile users: {hostile_p99 / base:.1f}x back to back (target <= 3x), "
+        f"{hostile_p99 / alone:.1f}x alone {low:g} to {high:g} s apart, "
         f"{hostile_p99 / loaded:.1f}x the mix"
+    )
+    print(
+        f"  the machine, a byte to another process and back, p50: "
+        f"{p(unloaded.latencies['echo'], 50):.2f} ms back to back, "
+        f"{p(paced.latencies['echo'], 50):.2f} ms after a pause of {low:g} to {high:g} s"
     )
     print(
         f"  /health p99 {health:.1f} ms (target < 200); hostile /health p99 "
@@ -780,6 +842,7 @@ async def run(
         "lost": missing + gaps,
         "health_p99": health,
         "ratio": hostile_p99 / base,
+        "paced_ratio": hostile_p99 / alone,
         "throughput": throughput(mix),
     }
 
@@ -822,7 +885,15 @@ def main() -> None:
         default=(1.0, 5.0),
         help="seconds a user waits between actions, MIN-MAX (default 1-5)",
     )
-    parser.add_argument("--baseline-edits", type=int, default=200)
+    parser.add_argument(
+        "--baseline-edits", type=int, default=200, help="unloaded edits back to back"
+    )
+    parser.add_argument(
+        "--paced-edits",
+        type=int,
+        default=100,
+        help="unloaded edits --think seconds apart (default 100: 5 min at 1-5 s)",
+    )
     parser.add_argument(
         "--postgres",
         default=os.environ.get(
@@ -843,11 +914,14 @@ def main() -> None:
                     summaries.append(asyncio.run(run(setup, args, listener, listener_url)))
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
-    print("\nsetup  errors  lost  /health p99 ms  edits p99 hostile/unloaded  mix ops/s")
+    print(
+        "\nsetup  errors  lost  /health p99 ms  edits p99 with hostile users / alone, back to "
+        "back  / alone, paced  mix ops/s"
+    )
     for s in summaries:
         print(
             f"{s['setup']:<6} {s['errors']:>6} {s['lost']:>5} {s['health_p99']:>15.1f} "
-            f"{s['ratio']:>25.1f}x {s['throughput']:>10.1f}"
+            f"{s['ratio']:>52.1f}x {s['paced_ratio']:>14.1f}x {s['throughput']:>10.1f}"
         )
 
 

@@ -4,6 +4,7 @@ how a conversation reloads, artifact versions across turns, mode switches, and t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -14,6 +15,9 @@ from typing import Any
 import orjson
 import pytest
 import pytest_asyncio
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatGenerationChunk
+from pydantic import Field
 from sqlalchemy import select
 
 from graphwright.auth.models import AuthToken
@@ -326,6 +330,51 @@ async def test_cancelling_a_turn_that_has_ended_leaves_the_next_one_running(
     )
     assert not await service.cancel("next", first)
     assert (await second.response())["status"] == "complete"
+
+
+class CancelledAsItsTimeoutFires(ScriptedChatModel):
+    """A model call whose own timeout fires, and the person cancels the turn in that instant;
+    then the call, as an SDK's would, tries again after its timeout."""
+
+    service: Any = None
+    conversation_id: str = ""
+    cancelled: list[asyncio.Task[bool]] = Field(default_factory=list)
+
+    async def _astream(
+        self, messages: list[BaseMessage], *args: Any, **kwargs: Any
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(0.01):
+                try:
+                    await asyncio.sleep(30)
+                except asyncio.CancelledError:  # the timeout's own cancel of this task
+                    cancel = self.service.cancel(self.conversation_id)
+                    self.cancelled.append(asyncio.create_task(cancel))
+                    await asyncio.sleep(0)  # the cancel runs now, inside the timeout
+                    raise
+        async for chunk in super()._astream(messages, *args, **kwargs):
+            yield chunk
+
+
+async def test_a_cancel_that_lands_as_a_timeout_inside_the_turn_fires_still_ends_it(
+    service: ChatService,
+) -> None:
+    """A timeout inside the turn cancels the turn's task too: the person's cancel must not be
+    taken for it (and swallowed with it when the timeout ends), so the turn ends cancelled."""
+    model = CancelledAsItsTimeoutFires(
+        messages=iter([reply("should never be said")]),
+        service=service,
+        conversation_id="timeout",
+    )
+    service.model = model
+    handle = await service.start_turn(
+        ChatRequest(conversationId="timeout", message="go"), actor="tester"
+    )
+    response = await asyncio.wait_for(handle.response(), 30)
+    assert response["status"] == "cancelled"
+    assert "should never be said" not in response["content"]
+    [cancel] = model.cancelled
+    assert await cancel
 
 
 async def test_listing_is_newest_first_and_can_be_limited_to_one(service: ChatService) -> None:
