@@ -6,12 +6,17 @@
   uvicorn sets from `X-Forwarded-Proto` only for the proxies `GRAPHWRIGHT_TRUSTED_PROXIES` names)
   or always with `GRAPHWRIGHT_SECURE_COOKIES`.
 - A method no route takes anywhere (TRACE, CONNECT, ...) gets 405 with `Allow`, never the UI's
-  HTML 404.
+  HTML 404; so does a method that the routes taking a path do not take (`methods_taken`, which
+  the web UI's mount asks first: RFC 9110 wants `Allow` on every 405).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from starlette.datastructures import MutableHeaders
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphwright.envelope import failure
@@ -59,12 +64,36 @@ class ResponsePolicy:
 
         await self.app(scope, receive, send_405)
         if refused:
-            response = failure(
-                405, "method_not_allowed", f"{scope['method']} is not allowed on this server"
+            response = method_not_allowed(
+                f"{scope['method']} is not allowed on this server", METHODS
             )
-            response.headers["Allow"] = ", ".join(METHODS)
             response.headers["Content-Security-Policy"] = FRAME_ANCESTORS
             await response(scope, receive, send)
+
+
+def methods_taken(routes: Iterable[BaseRoute], scope: Scope) -> set[str]:
+    """The methods the routes (mounts aside) take at this request's path; empty when one takes
+    the request as it is. Each method is tried against the routes' own matching, which sees into
+    included routers."""
+
+    def taken(method: str) -> bool:
+        probe = {**scope, "method": method}
+        return any(
+            not isinstance(route, Mount) and route.matches(probe)[0] is Match.FULL
+            for route in routes
+        )
+
+    if taken(scope["method"]):
+        return set()
+    return {method for method in METHODS if taken(method)}
+
+
+def method_not_allowed(message: str, allowed: Iterable[str]) -> Response:
+    """405 in the envelope, with `Allow` naming `allowed` (in METHODS order)."""
+    response = failure(405, "method_not_allowed", message)
+    allowed = set(allowed)
+    response.headers["Allow"] = ", ".join(m for m in METHODS if m in allowed)
+    return response
 
 
 def _frame_ancestors(headers: MutableHeaders) -> None:

@@ -223,6 +223,15 @@ async def test_the_api_needs_a_token_and_respects_its_scope(live: Live) -> None:
     assert bad.status_code == 422
 
 
+@pytest.mark.parametrize("stream", [0, 1, "false", "yes", None])
+async def test_stream_takes_only_true_or_false(live: Live, stream: Any) -> None:
+    """`"stream": 0` was taken as false and the turn ran (schemathesis's negative_data_rejection):
+    a client that sends something else has made a mistake, and is told which field."""
+    response = await live.client.post("/api/chat", json={"message": "/help", "stream": stream})
+    assert response.status_code == 422, response.text
+    assert "stream" in response.json()["error"]["message"]
+
+
 async def test_graph_mode_offers_only_graph_tools_and_versions_the_graph(live: Live) -> None:
     forged = {"conversationId": "victim", "apiBaseUrl": "http://127.0.0.1:9", "accessToken": "x"}
     model = ScriptedChatModel.with_script(

@@ -171,3 +171,41 @@ def test_a_mistyped_conversation_id_with_nul_gives_422(
     for method, path in (("GET", "/api/graph/a%00b/state"), ("POST", "/api/graph/a%00b/undo")):
         response = client.request(method, path, headers=auth)
         assert response.status_code == 422, (path, response.text)
+
+
+@pytest.mark.parametrize(
+    ("path", "named"),
+    [
+        (f"{BASE}/state?ids=", "ids"),
+        (f"{BASE}/state?ids=,,", "ids"),
+        (f"{BASE}/state?nodeTypes=", "nodeTypes"),
+        (f"{BASE}/state?edgeTypes=&ids=A:1", "edgeTypes"),
+        (f"{BASE}/search?q=A&types=", "types"),
+    ],
+)
+def test_a_list_filter_given_with_nothing_in_it_names_itself(
+    client: TestClient, auth: dict[str, str], path: str, named: str
+) -> None:
+    """`?ids=` filtered by no id at all and answered with an empty graph, as if the graph had
+    none: a mistake to say, not a filter to apply (schemathesis's negative_data_rejection)."""
+    seeded(client, auth)
+    response = client.get(path, headers=auth)
+    assert response.status_code == 422, response.text
+    assert f"'{named}'" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("y", [False, True, "3", None])
+def test_a_position_takes_numbers_only(client: TestClient, auth: dict[str, str], y: Any) -> None:
+    """`"y": false` was stored as 0.0 (schemathesis's negative_data_rejection)."""
+    before = seeded(client, auth)
+    node = {"label": "n", "type": "gene", "position": {"x": 1, "y": y}}
+    for path, body in (
+        (f"{BASE}/nodes", node),
+        (f"{BASE}/batch", {"operations": [{"op": "addNode", "node": node}]}),
+    ):
+        response = client.post(path, headers=auth, json=body)
+        assert response.status_code == 422, response.text
+        assert "position" in response.json()["error"]["message"]
+    assert readable(client, auth) == before
+    moved = {"label": "m", "type": "gene", "position": {"x": 1, "y": 2.5}}
+    assert client.post(f"{BASE}/nodes", headers=auth, json=moved).status_code == 201

@@ -10,7 +10,7 @@ import enum
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from pydantic.alias_generators import to_camel
 from sqlalchemy import (
     Boolean,
@@ -95,7 +95,7 @@ class ChatRequest(Schema):
     conversation_id: str | None = Field(default=None, pattern=CONVERSATION_ID_PATTERN)
     message: str = Field(min_length=1, max_length=100_000)
     mode: Mode | None = None
-    stream: bool = True
+    stream: StrictBool = True  # `0` or `"no"` is a mistake to name, not a false
     domain_tags: list[str] = Field(
         default_factory=list,
         max_length=10,

@@ -58,6 +58,8 @@ ExportFormat = Literal[
     "json", "trapi", "cytoscape", "cx2", "jsonld", "kgx-jsonl", "kgx-tsv", "graphml", "ntriples"
 ]
 _ETAG = re.compile(r'^\s*(?:W/)?"?(\d+)"?\s*$')
+# What the OpenAPI document tells clients If-Match takes: `*` or a version, up to 18 digits.
+IF_MATCH_PATTERN = r'^\s*(\*|(W/)?"?[0-9]{1,18}"?)\s*$'
 
 
 async def get_graph_service(request: Request) -> GraphService:
@@ -70,7 +72,11 @@ async def get_graph_events(request: Request) -> GraphEvents:
 
 async def expected_version(
     if_match: Annotated[
-        str | None, Header(description='The version the graph must be at, e.g. "7", or `*` for any')
+        str | None,
+        Header(
+            description='The version the graph must be at, e.g. "7", or `*` for any',
+            json_schema_extra={"pattern": IF_MATCH_PATTERN},  # told, not enforced: see below
+        ),
     ] = None,
     expected: Annotated[int | None, Query(alias="expectedVersion", ge=0, le=INT64_MAX)] = None,
 ) -> int | None:
@@ -89,11 +95,17 @@ async def expected_version(
     return int(match.group(1))
 
 
-def _split(values: list[str] | None) -> list[str] | None:
-    """Query lists given as repeated parameters, comma-separated, or both."""
+def _split(values: list[str] | None, name: str) -> list[str] | None:
+    """Query lists given as repeated parameters, comma-separated, or both; one given with nothing
+    in it (`?ids=`) is refused, where it would filter by nothing and answer an empty graph."""
     if values is None:
         return None
-    return [part for value in values for part in value.split(",") if part]
+    parts = [part for value in values for part in value.split(",") if part]
+    if not parts:
+        raise InvalidInput(
+            f"The query parameter '{name}' names nothing: give at least one value, or leave it out"
+        )
+    return parts
 
 
 Service = Annotated[GraphService, Depends(get_graph_service)]
@@ -115,9 +127,9 @@ def get_state(
 ) -> Response:
     state = service.state(
         conversation_id,
-        node_types=_split(node_types),
-        edge_types=_split(edge_types),
-        ids=_split(ids),
+        node_types=_split(node_types, "nodeTypes"),
+        edge_types=_split(edge_types, "edgeTypes"),
+        ids=_split(ids, "ids"),
         offset=offset,
         limit=limit,
     )
@@ -139,7 +151,7 @@ def search_nodes(
     types: Annotated[list[str] | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
 ) -> Response:
-    return ok(service.search_nodes(conversation_id, q, types=_split(types), limit=limit))
+    return ok(service.search_nodes(conversation_id, q, types=_split(types, "types"), limit=limit))
 
 
 @router.post("/nodes", status_code=201, summary="Add a node")

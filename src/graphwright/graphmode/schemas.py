@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Generic, Literal, NamedTuple, TypeVar
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StrictFloat, model_validator
 from pydantic.alias_generators import to_camel
 
 T = TypeVar("T")
@@ -29,8 +29,9 @@ class ApiModel(BaseModel):
 
 
 class Position(ApiModel):
-    x: float
-    y: float
+    # Strict: `false` or "3" is a client's mistake, not 0.0 or 3.0 (an int is still a number).
+    x: StrictFloat
+    y: StrictFloat
 
 
 class NodeInput(ApiModel):

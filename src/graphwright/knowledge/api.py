@@ -96,12 +96,13 @@ async def sparql_get(
     response_model=None,
     openapi_extra={
         "requestBody": {
+            "required": True,
             "content": {
                 "application/x-www-form-urlencoded": {
                     "schema": {"type": "object", "properties": {"query": {"type": "string"}}}
                 },
                 "application/sparql-query": {"schema": {"type": "string"}},
-            }
+            },
         }
     },
 )

@@ -7,13 +7,16 @@ is called once, by `create_app(web=True)` (what `graphwright serve` runs).
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 
 from fastapi import FastAPI, Request, Response
-from nicegui import ui
+from nicegui import core, ui
 from starlette.middleware.sessions import SessionMiddleware
-from starlette.routing import Match, Mount
+from starlette.routing import BaseRoute, Mount
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from graphwright.envelope import failure
+from graphwright.http_policy import method_not_allowed, methods_taken
 from graphwright.web import (
     chat_page,
     conversations,
@@ -50,14 +53,12 @@ def mount(app: FastAPI) -> WebContext:
     )
     def no_such_api(request: Request) -> Response:
         # Without this, the UI mounted at / would answer with an HTML page.
-        for route in app.router.routes:
-            if isinstance(route, Mount) or getattr(route, "endpoint", None) is no_such_api:
-                continue
-            if route.matches(request.scope)[0] is Match.PARTIAL:
-                return failure(
-                    405, "method_not_allowed", f"{request.method} is not allowed on this route"
-                )
+        if allowed := methods_taken(routes_of_the_app(), request.scope):
+            return method_not_allowed(f"{request.method} is not allowed on this route", allowed)
         return failure(404, "not_found", f"No API route {request.url.path}")
+
+    def routes_of_the_app() -> list[BaseRoute]:
+        return [r for r in app.router.routes if getattr(r, "endpoint", None) is not no_such_api]
 
     # The session cookie holds only a random browser id, signed; tokens stay on the server.
     # Sessions live in memory, so a new secret per process costs nothing but a new sign-in.
@@ -79,4 +80,23 @@ def mount(app: FastAPI) -> WebContext:
         show_welcome_message=False,
         reconnect_timeout=10.0,
     )
+    for route in app.router.routes:
+        if isinstance(route, Mount) and route.app is core.app:
+            route.app = RoutesFirst(core.app, routes_of_the_app)
     return context
+
+
+class RoutesFirst:
+    """The UI, behind a check for a path that a route of the app takes with other methods (PUT
+    /health): 405 naming them, where the UI mounted at `/` would answer with its HTML 404."""
+
+    def __init__(self, ui_app: ASGIApp, routes: Callable[[], list[BaseRoute]]) -> None:
+        self.ui_app = ui_app
+        self.routes = routes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and (allowed := methods_taken(self.routes(), scope)):
+            message = f"{scope['method']} is not allowed on this route"
+            await method_not_allowed(message, allowed)(scope, receive, send)
+            return
+        await self.ui_app(scope, receive, send)
