@@ -76,15 +76,15 @@ def methods_taken(routes: Iterable[BaseRoute], scope: Scope) -> set[str]:
     the request as it is. Each method is tried against the routes' own matching, which sees into
     included routers."""
 
+    routes = [route for route in routes if not isinstance(route, Mount)]
+    found = {route.matches(scope)[0] for route in routes}
+    if Match.FULL in found or Match.PARTIAL not in found:  # one pass for the UI's own paths
+        return set()
+
     def taken(method: str) -> bool:
         probe = {**scope, "method": method}
-        return any(
-            not isinstance(route, Mount) and route.matches(probe)[0] is Match.FULL
-            for route in routes
-        )
+        return any(route.matches(probe)[0] is Match.FULL for route in routes)
 
-    if taken(scope["method"]):
-        return set()
     return {method for method in METHODS if taken(method)}
 
 
