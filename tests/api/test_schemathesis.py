@@ -59,7 +59,7 @@ def test_schemathesis_finds_nothing(tmp_path: Path, database_url: str) -> None:
              "-H", f"Authorization: Bearer {token}",
              "--seed", "20261123", "--generation-deterministic", "-n", "5", "-w", "1",
              "--phases", "examples,coverage,fuzzing",
-             "--exclude-path-regex", "/events$|^/a2a$", "--max-time", "60",
+             "--exclude-path-regex", "/events$|^/a2a$", "--max-time", "40",
              "--request-timeout", "30", "--no-color"],
             env={**env, "SCHEMATHESIS_HOOKS": ""}, capture_output=True, text=True, timeout=400,
             cwd=tmp_path,  # its cache of crashes stays out of the checkout

@@ -213,7 +213,8 @@ class Simulated:
         await self.user.open("/signin")
         self.user.find(marker="token").type(token)
         self.user.find(marker="sign-in").click()
-        await self.user.should_see("Conversations")
+        # Up to 5 s: the default 0.3 s ran out once on a busy machine, the page drawn just after.
+        await self.user.should_see("Conversations", retries=50)
         return token
 
 
