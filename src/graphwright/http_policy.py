@@ -6,7 +6,7 @@
   uvicorn sets from `X-Forwarded-Proto` only for the proxies `GRAPHWRIGHT_TRUSTED_PROXIES` names)
   or always with `GRAPHWRIGHT_SECURE_COOKIES`.
 - A method no route takes anywhere (TRACE, CONNECT, ...) gets 405 with `Allow`, never the UI's
-  HTML 404; so does a method that the routes taking a path do not take (`methods_taken`, which
+  HTML 404; so does a method that the routes taking a path do not take (`wrong_method`, which
   the web UI's mount asks first: RFC 9110 wants `Allow` on every 405).
 """
 
@@ -71,7 +71,15 @@ class ResponsePolicy:
             await response(scope, receive, send)
 
 
-def methods_taken(routes: Iterable[BaseRoute], scope: Scope) -> set[str]:
+def wrong_method(routes: Iterable[BaseRoute], scope: Scope) -> Response | None:
+    """405 naming the methods the routes take at this request's path, when they take the path
+    but not the request's method; None otherwise (a route takes it, or none takes the path)."""
+    if allowed := _methods_taken(routes, scope):
+        return method_not_allowed(f"{scope['method']} is not allowed on this route", allowed)
+    return None
+
+
+def _methods_taken(routes: Iterable[BaseRoute], scope: Scope) -> set[str]:
     """The methods the routes (mounts aside) take at this request's path; empty when one takes
     the request as it is. Each method is tried against the routes' own matching, which sees into
     included routers."""

@@ -57,9 +57,9 @@ EXPORT_MEDIA_TYPES = {
 ExportFormat = Literal[
     "json", "trapi", "cytoscape", "cx2", "jsonld", "kgx-jsonl", "kgx-tsv", "graphml", "ntriples"
 ]
-_ETAG = re.compile(r'^\s*(?:W/)?"?(\d+)"?\s*$')
-# What the OpenAPI document tells clients If-Match takes: `*` or a version, up to 18 digits.
-IF_MATCH_PATTERN = r'^\s*(\*|(W/)?"?[0-9]{1,18}"?)\s*$'
+# If-Match: `*`, or a version as an entity tag (`"7"`, `W/"7"`) or bare. Parsed with it, and told
+# to clients as the header's pattern in the OpenAPI document.
+IF_MATCH = re.compile(r'^\s*(?:\*|(?:W/)?"?([0-9]+)"?)\s*$')
 
 
 async def get_graph_service(request: Request) -> GraphService:
@@ -75,7 +75,7 @@ async def expected_version(
         str | None,
         Header(
             description='The version the graph must be at, e.g. "7", or `*` for any',
-            json_schema_extra={"pattern": IF_MATCH_PATTERN},  # told, not enforced: see below
+            json_schema_extra={"pattern": IF_MATCH.pattern},  # told, not enforced: see below
         ),
     ] = None,
     expected: Annotated[int | None, Query(alias="expectedVersion", ge=0, le=INT64_MAX)] = None,
@@ -83,16 +83,15 @@ async def expected_version(
     """The version a write expects the graph to be at: `expectedVersion` or `If-Match`."""
     if if_match is None:
         return expected
-    if if_match.strip() == "*":
-        return expected  # any current version will do
-    match = _ETAG.match(if_match)
+    match = IF_MATCH.match(if_match)
     if match is None:
         # RFC 9110 13.1.1: an If-Match that is no entity-tag is a malformed request (400); 412
         # is for a well-formed one that fails, which graphwright answers 409 with the version.
         raise HTTPException(
             400, f'The If-Match header must be a graph version such as "7" or *, not {if_match!r}'
         )
-    return int(match.group(1))
+    version = match.group(1)
+    return expected if version is None else int(version)  # `*`: any current version will do
 
 
 def _split(values: list[str] | None, name: str) -> list[str] | None:

@@ -16,7 +16,7 @@ from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from graphwright.envelope import failure
-from graphwright.http_policy import method_not_allowed, methods_taken
+from graphwright.http_policy import wrong_method
 from graphwright.web import (
     chat_page,
     conversations,
@@ -53,9 +53,8 @@ def mount(app: FastAPI) -> WebContext:
     )
     def no_such_api(request: Request) -> Response:
         # Without this, the UI mounted at / would answer with an HTML page.
-        if allowed := methods_taken(routes_of_the_app(), request.scope):
-            return method_not_allowed(f"{request.method} is not allowed on this route", allowed)
-        return failure(404, "not_found", f"No API route {request.url.path}")
+        refused = wrong_method(routes_of_the_app(), request.scope)
+        return refused or failure(404, "not_found", f"No API route {request.url.path}")
 
     def routes_of_the_app() -> list[BaseRoute]:
         return [r for r in app.router.routes if getattr(r, "endpoint", None) is not no_such_api]
@@ -95,8 +94,5 @@ class RoutesFirst:
         self.routes = routes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and (allowed := methods_taken(self.routes(), scope)):
-            message = f"{scope['method']} is not allowed on this route"
-            await method_not_allowed(message, allowed)(scope, receive, send)
-            return
-        await self.ui_app(scope, receive, send)
+        refused = wrong_method(self.routes(), scope) if scope["type"] == "http" else None
+        await (refused or self.ui_app)(scope, receive, send)
